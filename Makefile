@@ -1,0 +1,63 @@
+# The two commands of the README, plus the pieces they are made of.
+# Everything Python is installed into .venv, so a fresh clone needs only
+# Python 3.10+ and make.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+PIP_EDITABLE := --config-settings editable_mode=strict
+
+.PHONY: serve test lint typecheck pytest docs bench install install-dev relink clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The stamps depend on pyproject.toml so that a changed dependency list reinstalls.
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e . $(PIP_EDITABLE)
+	touch $@
+
+# Tests, docs and benchmarks share one environment: benchmarks also run as
+# plain tests (with --benchmark-disable) so their assertions are checked.
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test,docs,server,bench]' $(PIP_EDITABLE)
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+# A strict editable install links each file, so a new module needs a relink.
+# flock keeps concurrent relinks from tearing the link tree.
+relink: | $(BIN)/python
+	flock $(VENV)/.relink.lock $(BIN)/python -m pip install --quiet --no-deps -e . \
+		$(PIP_EDITABLE) 2>/dev/null
+
+serve: $(VENV)/.installed
+	$(BIN)/python -m sansio_http.server examples.app:app --host $(HOST) --port $(PORT)
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: $(VENV)/.installed-dev relink
+	$(BIN)/mypy $$($(BIN)/python scripts/modules.py)
+	$(BIN)/mypy tests benchmarks examples scripts
+
+pytest: $(VENV)/.installed-dev relink
+	$(BIN)/pytest tests benchmarks --benchmark-disable \
+		--cov --cov-report=term-missing:skip-covered --cov-fail-under=95
+
+docs: $(VENV)/.installed-dev
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
+test: lint typecheck pytest docs
+
+bench: $(VENV)/.installed-dev relink
+	$(BIN)/pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,ops,rounds \
+		--benchmark-autosave
+
+clean:
+	rm -rf $(VENV) build docs/_build .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -1,0 +1,1 @@
+"""Shared inputs for the benchmarks: realistic requests captured from browsers."""

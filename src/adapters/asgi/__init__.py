@@ -1,0 +1,1 @@
+"""The ASGI adapter: scope and ``receive()`` in, ``send()`` out."""

@@ -1,0 +1,1 @@
+"""The development server on h11 that runs any WSGI or ASGI application."""

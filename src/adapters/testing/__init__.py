@@ -1,0 +1,1 @@
+"""The test client that drives WSGI and ASGI applications in-process."""

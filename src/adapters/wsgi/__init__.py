@@ -1,0 +1,1 @@
+"""The WSGI adapter: environ and ``wsgi.input`` in, ``start_response`` out."""

@@ -9,8 +9,21 @@ real transport.
 
 from __future__ import annotations
 
+# [imports: headers and multidicts]
+# [imports: errors]
+# [imports: request]
+# [imports: response]
+# [imports: files and conditional]
+# [imports: forms]
+
 __version__ = "0.3.0.dev0"
 
 __all__ = [
     "__version__",
+    # [names: headers and multidicts]
+    # [names: errors]
+    # [names: request]
+    # [names: response]
+    # [names: files and conditional]
+    # [names: forms]
 ]

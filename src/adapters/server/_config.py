@@ -1,0 +1,60 @@
+"""Settings of the development server: where it listens and what it tolerates.
+
+Every limit is a plain number here so that the connection code stays free of
+magic values, and each default says where it comes from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+Interface = Literal["auto", "wsgi", "asgi"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    """Options of the development server.
+
+    Attributes:
+        host: The address to bind; loopback by default.
+        port: The TCP port to bind; 0 picks a free one.
+        interface: ``"wsgi"``, ``"asgi"``, or ``"auto"`` to detect it.
+        debug: Show an HTML traceback page for crashes (loopback only).
+        threads: Size of the thread pool that runs WSGI applications.
+        max_header_size: Bytes allowed for the request line and headers.
+        max_header_count: Header fields allowed in one request.
+        max_target_size: Bytes allowed for the request target.
+        max_connections: Connections served at once; others get a 503.
+        max_drain_size: Unread request body skipped to keep a connection.
+        header_timeout: Seconds to receive a whole request head.
+        body_timeout: Seconds to wait for each piece of a request body.
+        keepalive_timeout: Seconds an idle keep-alive connection is kept.
+        shutdown_timeout: Seconds in-flight requests get on shutdown.
+        access_log: Log one line per request.
+    """
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    interface: Interface = "auto"
+    debug: bool = False
+    threads: int = 8
+    # Nginx's large_client_header_buffers default is 4 x 8 KiB and h11's own
+    # cap is 16 KiB; 16 KiB for the whole head fits every browser request.
+    max_header_size: int = 16 * 1024
+    # Apache's LimitRequestFields default.
+    max_header_count: int = 100
+    # Nginx answers 414 past its 8 KiB buffer; so do we.
+    max_target_size: int = 8 * 1024
+    max_connections: int = 1000
+    # Skipping a small unread body keeps the connection; a large one costs
+    # more than a new connection does.
+    max_drain_size: int = 1024 * 1024
+    # Apache's mod_reqtimeout allows 20 s for headers; a development server
+    # on a laptop can be stricter without hurting real clients.
+    header_timeout: float = 10.0
+    body_timeout: float = 30.0
+    # Nginx's keepalive_timeout is 75 s, uvicorn's 5 s.
+    keepalive_timeout: float = 5.0
+    shutdown_timeout: float = 10.0
+    access_log: bool = True

@@ -1,0 +1,260 @@
+"""The HTTP/1.1 connection loop: h11 on asyncio streams, with protections.
+
+One :class:`HTTPConnection` serves one TCP connection: it reads request heads
+within a deadline, refuses what h11 lets through but a server must not
+(RFC 9112 §6.1 smuggling, duplicate Host, oversized heads), hands each
+request to the application runner as an :class:`Exchange`, skips unread
+bodies, and keeps the connection alive when that is safe.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable
+
+import h11
+
+from sansio_http.server._config import Config
+from sansio_http.server._exchange import Exchange
+
+Runner = Callable[[Exchange], Awaitable[None]]
+Upgrader = Callable[["HTTPConnection", h11.Request], Awaitable[None]]
+
+log = logging.getLogger("sansio_http.server")
+
+# RFC 9112 §7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS
+# chunk-ext-val ] ), all visible characters; h11 accepts anything after ";".
+_CHUNK_LINE = re.compile(rb"[0-9A-Fa-f]+[\t ]*(?:;[\t !-~]*)?")
+
+
+class HTTPConnection:
+    """Serve the requests of one client connection in order."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        config: Config,
+        runner: Runner,
+        upgrader: Upgrader | None = None,
+    ) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.config = config
+        self.runner = runner
+        self.upgrader = upgrader
+        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=config.max_header_size)
+        self.busy = False
+        peer = writer.get_extra_info("peername")
+        sock = writer.get_extra_info("sockname")
+        self.client = (str(peer[0]), int(peer[1])) if isinstance(peer, tuple) else None
+        self.server = (str(sock[0]), int(sock[1])) if isinstance(sock, tuple) else None
+
+    async def serve(self) -> None:
+        """Answer requests until the client or the server closes."""
+        try:
+            await self._serve()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self.writer.close()
+            try:
+                await self.writer.wait_closed()
+            except (ConnectionError, OSError):
+                pass
+
+    async def _serve(self) -> None:
+        first = True
+        while True:
+            request = await self._read_head(first)
+            first = False
+            if request is None:
+                return
+            problem = self._check_head(request)
+            if problem is not None:
+                status, reason = problem
+                await self.refuse(status, reason)
+                return
+            if self.upgrader is not None and _wants_websocket(request):
+                await self.upgrader(self, request)
+                return
+            exchange = Exchange(
+                self.h11, self.reader, self.writer, request, self.config, self.client, self.server
+            )
+            if _has_both_lengths(request):
+                # RFC 9112 §6.1: answer, then close, so that whatever the
+                # Content-Length hid can never be read as a second request.
+                exchange.close_after = True
+            if _is_chunked(request):
+                exchange.chunk_checker = ChunkLineChecker()
+            self.busy = True
+            try:
+                await self.runner(exchange)
+            finally:
+                self.busy = False
+            if not await self._finish_cycle(exchange):
+                return
+
+    async def _read_head(self, first: bool) -> h11.Request | None:
+        """Return the next request head, or None when the connection ends."""
+        loop = asyncio.get_running_loop()
+        idle = self.config.header_timeout if first else self.config.keepalive_timeout
+        deadline: float | None = None
+        while True:
+            try:
+                event = self.h11.next_event()
+            except h11.RemoteProtocolError as exc:
+                await self.refuse(exc.error_status_hint, str(exc))
+                return None
+            if isinstance(event, h11.Request):
+                return event
+            if event is h11.NEED_DATA:
+                if deadline is None and self.h11.trailing_data[0]:
+                    deadline = loop.time() + self.config.header_timeout
+                timeout = idle if deadline is None else max(0.0, deadline - loop.time())
+                try:
+                    data = await asyncio.wait_for(self.reader.read(65536), timeout)
+                except asyncio.TimeoutError:
+                    if deadline is not None:
+                        await self.refuse(408, "timed out reading the request head")
+                    return None
+                if deadline is None:
+                    deadline = loop.time() + self.config.header_timeout
+                self.h11.receive_data(data)
+                continue
+            # ConnectionClosed, or PAUSED after a refused cycle.
+            return None
+
+    def _check_head(self, request: h11.Request) -> tuple[int, str] | None:
+        """Return the status and reason to refuse a request with, if any."""
+        config = self.config
+        if len(request.target) > config.max_target_size:
+            return 414, "request target too long"
+        if len(request.headers) > config.max_header_count:
+            return 431, "too many header fields"
+        # h11 only measures a head that is still incomplete; one that arrives
+        # whole in a single read must be measured here.
+        size = len(request.method) + len(request.target) + 12
+        for name, value in request.headers:
+            size += len(name) + len(value) + 4
+        if size > config.max_header_size:
+            return 431, "request head too large"
+        if request.http_version == b"1.1":
+            hosts = sum(1 for name, _ in request.headers if name == b"host")
+            if hosts != 1:
+                # RFC 9112 §3.2: exactly one Host in an HTTP/1.1 request.
+                return 400, "an HTTP/1.1 request needs exactly one Host header"
+        return None
+
+    async def refuse(self, status: int, reason: str) -> None:
+        """Answer with a short error and close the connection."""
+        if self.h11.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
+            return
+        body = f"{status} {reason}\n".encode("ascii", "replace")
+        headers = [
+            (b"content-type", b"text/plain; charset=utf-8"),
+            (b"content-length", str(len(body)).encode()),
+            (b"connection", b"close"),
+        ]
+        try:
+            self.writer.write(
+                self.h11.send(h11.Response(status_code=status, headers=headers)) or b""
+            )
+            self.writer.write(self.h11.send(h11.Data(data=body)) or b"")
+            self.writer.write(self.h11.send(h11.EndOfMessage()) or b"")
+            await self.writer.drain()
+        except (h11.LocalProtocolError, ConnectionError):
+            pass
+
+    async def _finish_cycle(self, exchange: Exchange) -> bool:
+        """Skip what is left of the body; return whether to keep going."""
+        if self.h11.our_state is not h11.DONE or exchange.close_after:
+            return False
+        drained = 0
+        while self.h11.their_state is h11.SEND_BODY:
+            try:
+                chunk = await exchange.receive()
+            except Exception:
+                return False
+            if chunk is None:
+                break
+            drained += len(chunk)
+            if drained > self.config.max_drain_size:
+                return False
+        if self.h11.their_state is not h11.DONE:
+            return False
+        try:
+            self.h11.start_next_cycle()
+        except h11.LocalProtocolError:
+            return False
+        return True
+
+
+def _wants_websocket(request: h11.Request) -> bool:
+    upgrade = b""
+    for name, value in request.headers:
+        if name == b"upgrade":
+            upgrade = value.lower()
+    return upgrade == b"websocket" and request.method == b"GET"
+
+
+def _has_both_lengths(request: h11.Request) -> bool:
+    names = {name for name, _ in request.headers}
+    return b"content-length" in names and b"transfer-encoding" in names
+
+
+def _is_chunked(request: h11.Request) -> bool:
+    return any(
+        name == b"transfer-encoding" and b"chunked" in value.lower()
+        for name, value in request.headers
+    )
+
+
+class ChunkLineChecker:
+    """Follow chunked framing beside h11 to vet each chunk-size line.
+
+    h11 accepts any bytes after the ``;`` of a chunk extension, control bytes
+    included; RFC 9112 §7.1.1 allows only visible characters and white space
+    there, and a lenient proxy in front may frame such a line differently.
+    """
+
+    # A chunk-size line longer than this is refused (nginx's own limit is
+    # its 8 KiB header buffer; extensions carry nothing we use).
+    max_line = 4096
+
+    def __init__(self) -> None:
+        self._line = b""
+        self._skip = 0
+        self._in_trailers = False
+        self.done = False
+
+    def feed(self, data: bytes) -> bool:
+        """Account for ``data``; return False at a malformed chunk line."""
+        pos = 0
+        size = len(data)
+        while pos < size and not self.done:
+            if self._skip:
+                step = min(self._skip, size - pos)
+                self._skip -= step
+                pos += step
+                continue
+            end = data.find(b"\n", pos)
+            if end < 0:
+                self._line += data[pos:]
+                return len(self._line) <= self.max_line
+            line = (self._line + data[pos:end]).rstrip(b"\r")
+            self._line = b""
+            pos = end + 1
+            if self._in_trailers:
+                self.done = line == b""
+                continue
+            if _CHUNK_LINE.fullmatch(line) is None:
+                return False
+            length = int(line.split(b";", 1)[0].strip(b"\t "), 16)
+            if length == 0:
+                self._in_trailers = True
+            else:
+                self._skip = length + 2
+        return True

@@ -1,0 +1,54 @@
+"""Error pages of the development server, with an optional traceback page.
+
+The traceback goes to the log always and to the client only in debug mode,
+which the server refuses unless it listens on a loopback address.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import traceback
+
+from sansio_http.server._exchange import BodyError
+
+log = logging.getLogger("sansio_http.server")
+
+
+def error_response(exc: BaseException, debug: bool) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """Return the status, headers and body that answer a crashed request.
+
+    Args:
+        exc: What the application raised.
+        debug: Whether to show the traceback to the client.
+
+    Returns:
+        A 400 when the request body could not be read, otherwise a 500.
+    """
+    if isinstance(exc, BodyError) or isinstance(exc.__cause__, BodyError):
+        body = b"400 Bad Request: the request body was incomplete or malformed\n"
+        return 400, _plain(body), body
+    log.error("application error", exc_info=(type(exc), exc, exc.__traceback__))
+    if not debug:
+        body = b"500 Internal Server Error\n"
+        return 500, _plain(body), body
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    page = (
+        "<!doctype html>\n<html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(type(exc).__name__)}</title></head>"
+        "<body><h1>500 Internal Server Error</h1>"
+        "<p>The application raised an exception (debug mode).</p>"
+        f"<pre>{html.escape(text)}</pre></body></html>\n"
+    ).encode()
+    headers = [
+        (b"content-type", b"text/html; charset=utf-8"),
+        (b"content-length", str(len(page)).encode()),
+    ]
+    return 500, headers, page
+
+
+def _plain(body: bytes) -> list[tuple[bytes, bytes]]:
+    return [
+        (b"content-type", b"text/plain; charset=utf-8"),
+        (b"content-length", str(len(body)).encode()),
+    ]

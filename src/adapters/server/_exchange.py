@@ -1,0 +1,146 @@
+"""One request and its response on an h11 connection, as applications see it.
+
+The connection loop (``_connection.py``) owns the socket and the h11 state
+machine; the WSGI and ASGI runners only call :class:`Exchange`'s methods:
+read the next piece of the body, start the response, write, end.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Protocol
+
+import h11
+
+from sansio_http.server._config import Config
+
+
+class ChunkChecker(Protocol):
+    """Vets the raw bytes of a chunked body as they arrive."""
+
+    def feed(self, data: bytes) -> bool:
+        """Account for ``data``; return False when the framing is malformed."""
+
+
+class BodyError(Exception):
+    """The request body could not be read completely."""
+
+
+class Exchange:
+    """A request received on a connection and the response being sent.
+
+    Attributes:
+        request: The h11 request event.
+        scheme: ``"http"``; the development server does not terminate TLS.
+        client: The peer's address and port.
+        server: The local address and port.
+        started: Whether the response head has been sent.
+        ended: Whether the whole response has been sent.
+        status: The response status, once started (for the access log).
+        sent_bytes: Body bytes sent so far.
+    """
+
+    def __init__(
+        self,
+        connection: h11.Connection,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        request: h11.Request,
+        config: Config,
+        client: tuple[str, int] | None,
+        server: tuple[str, int] | None,
+    ) -> None:
+        self._h11 = connection
+        self._reader = reader
+        self._writer = writer
+        self._config = config
+        self.request = request
+        self.scheme = "http"
+        self.client = client
+        self.server = server
+        self.started = False
+        self.ended = False
+        self.status = 0
+        self.sent_bytes = 0
+        self.body_complete = False
+        self.lost = asyncio.Event()
+        self.close_after = False
+        self._head_method = request.method == b"HEAD"
+        self.chunk_checker: ChunkChecker | None = None
+
+    async def receive(self) -> bytes | None:
+        """Return the next piece of the request body, or None at its end.
+
+        Raises:
+            BodyError: The client closed the connection, timed out or broke
+                the framing before the body was complete.
+        """
+        if self.body_complete:
+            return None
+        if self._h11.they_are_waiting_for_100_continue and not self.started:
+            await self._send(h11.InformationalResponse(status_code=100, headers=[]))
+        while True:
+            try:
+                event = self._h11.next_event()
+            except h11.RemoteProtocolError as exc:
+                self.close_after = True
+                raise BodyError(str(exc)) from exc
+            if event is h11.NEED_DATA:
+                try:
+                    data = await asyncio.wait_for(
+                        self._reader.read(65536), self._config.body_timeout
+                    )
+                except (asyncio.TimeoutError, ConnectionError) as exc:
+                    self.close_after = True
+                    self.lost.set()
+                    raise BodyError("timed out reading the request body") from exc
+                if not data:
+                    self.lost.set()
+                elif self.chunk_checker is not None and not self.chunk_checker.feed(data):
+                    self.close_after = True
+                    raise BodyError("malformed chunk-size line")
+                self._h11.receive_data(data)
+                continue
+            if isinstance(event, h11.Data):
+                if event.data:
+                    return bytes(event.data)
+                continue
+            if isinstance(event, h11.EndOfMessage):
+                self.body_complete = True
+                return None
+            # ConnectionClosed before EndOfMessage is caught by h11 as a
+            # RemoteProtocolError; anything else means a broken state.
+            self.close_after = True
+            raise BodyError(f"unexpected {type(event).__name__} in the request body")
+
+    async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
+        """Send the response head."""
+        if self.close_after:
+            headers = [(n, v) for n, v in headers if n.lower() != b"connection"]
+            headers.append((b"connection", b"close"))
+        self.status = status
+        self.started = True
+        await self._send(h11.Response(status_code=status, headers=headers))
+
+    async def write(self, data: bytes) -> None:
+        """Send a piece of the response body (dropped for HEAD)."""
+        if not data or self._head_method:
+            return
+        self.sent_bytes += len(data)
+        await self._send(h11.Data(data=data))
+
+    async def end(self) -> None:
+        """Finish the response."""
+        if not self.ended:
+            self.ended = True
+            await self._send(h11.EndOfMessage())
+
+    async def _send(self, event: h11.Event) -> None:
+        data = self._h11.send(event)
+        if data:
+            self._writer.write(data)
+            try:
+                await self._writer.drain()
+            except ConnectionError:
+                self.lost.set()
+                raise

@@ -1,0 +1,199 @@
+"""The server itself: listening, the connection cap, signals and shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import ipaddress
+import logging
+import signal
+from collections.abc import Callable
+from typing import Any, cast
+from urllib.parse import quote
+
+from sansio_http.server._asgi import ASGIApp, ASGIRunner
+from sansio_http.server._config import Config
+from sansio_http.server._connection import HTTPConnection
+from sansio_http.server._exchange import Exchange
+from sansio_http.server._websocket import WebSocketSession
+from sansio_http.server._wsgi import WSGIApp, WSGIRunner
+
+log = logging.getLogger("sansio_http.server")
+access_log = logging.getLogger("sansio_http.server.access")
+
+
+def detect_interface(app: Any) -> str:
+    """Return ``"asgi"`` or ``"wsgi"`` for an application object.
+
+    An object with a ``to_asgi`` method (the toolkit's ``App``) is served as
+    ASGI; otherwise a coroutine function (or an object whose ``__call__`` is
+    one) is ASGI and anything else WSGI.
+    """
+    if hasattr(app, "to_asgi"):
+        return "asgi"
+    call = app if inspect.isfunction(app) or inspect.ismethod(app) else type(app).__call__
+    return "asgi" if inspect.iscoroutinefunction(call) else "wsgi"
+
+
+def is_loopback(host: str) -> bool:
+    """Return whether ``host`` names a loopback address."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _quote_target(target: bytes) -> str:
+    # SECURITY: a request target may hold control bytes or terminal escapes;
+    # log it percent-quoted so it can never forge a log line.
+    return quote(target.decode("latin-1"), safe="/?&=%:;@!$'()*+,~-._[]")
+
+
+class Server:
+    """Serve one WSGI or ASGI application over HTTP/1.1 on h11."""
+
+    def __init__(self, app: Any, config: Config | None = None) -> None:
+        self.config = config or Config()
+        if self.config.debug and not is_loopback(self.config.host):
+            raise ValueError("debug mode shows tracebacks; it is only allowed on loopback")
+        interface = self.config.interface
+        if interface == "auto":
+            interface = "asgi" if detect_interface(app) == "asgi" else "wsgi"
+        if hasattr(app, "to_asgi") and interface == "asgi":
+            app = app.to_asgi()
+        elif hasattr(app, "to_wsgi") and interface == "wsgi":
+            app = app.to_wsgi()
+        self.interface = interface
+        self.asgi: ASGIRunner | None = None
+        self.wsgi: WSGIRunner | None = None
+        if interface == "asgi":
+            self.asgi = ASGIRunner(cast(ASGIApp, app), self.config)
+        else:
+            self.wsgi = WSGIRunner(cast(WSGIApp, app), self.config)
+        self.connections: set[HTTPConnection] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.stopping = asyncio.Event()
+        self.port = self.config.port
+        self._server: asyncio.base_events.Server | None = None
+
+    async def _run_exchange(self, exchange: Exchange) -> None:
+        runner: Callable[[Exchange], Any] = self.asgi or cast(WSGIRunner, self.wsgi)
+        try:
+            await runner(exchange)
+        finally:
+            if self.config.access_log:
+                request = exchange.request
+                access_log.info(
+                    '%s - "%s %s HTTP/%s" %d %d',
+                    exchange.client[0] if exchange.client else "-",
+                    request.method.decode("ascii", "replace"),
+                    _quote_target(request.target),
+                    request.http_version.decode("ascii", "replace"),
+                    exchange.status,
+                    exchange.sent_bytes,
+                )
+
+    async def _upgrade(self, connection: HTTPConnection, request: Any) -> None:
+        if self.asgi is None:
+            await connection.refuse(501, "websockets need an ASGI application")
+            return
+        try:
+            import wsproto  # noqa: F401
+        except ImportError:
+            await connection.refuse(501, "websockets need sansio-http[server]")
+            return
+        await WebSocketSession(self.asgi.app, connection, request, self.asgi.state).run()
+
+    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self.connections) >= self.config.max_connections or self.stopping.is_set():
+            writer.write(
+                b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n"
+                b"connection: close\r\n\r\n"
+            )
+            with contextlib.suppress(ConnectionError):
+                await writer.drain()
+            writer.close()
+            return
+        connection = HTTPConnection(reader, writer, self.config, self._run_exchange, self._upgrade)
+        self.connections.add(connection)
+        task = asyncio.current_task()
+        if task is not None:
+            self.tasks.add(cast("asyncio.Task[None]", task))
+        try:
+            await connection.serve()
+        finally:
+            self.connections.discard(connection)
+            if task is not None:
+                self.tasks.discard(cast("asyncio.Task[None]", task))
+
+    async def start(self) -> None:
+        """Run the lifespan startup and start listening."""
+        if self.asgi is not None:
+            await self.asgi.startup()
+        self._server = await asyncio.start_server(
+            self._handle, self.config.host, self.config.port, limit=self.config.max_header_size
+        )
+        sock = self._server.sockets[0].getsockname()
+        self.port = int(sock[1])
+
+    async def stop(self) -> None:
+        """Stop listening, let in-flight requests finish, then shut down."""
+        self.stopping.set()
+        if self._server is not None:
+            self._server.close()
+        # Idle keep-alive connections can go at once; busy ones finish.
+        for connection in list(self.connections):
+            if not connection.busy:
+                connection.writer.close()
+        pending = [task for task in self.tasks if not task.done()]
+        if pending:
+            _, late = await asyncio.wait(pending, timeout=self.config.shutdown_timeout)
+            for task in late:
+                task.cancel()
+        if self.asgi is not None:
+            await self.asgi.shutdown()
+        if self.wsgi is not None:
+            self.wsgi.close()
+
+    async def serve(self, ready: Callable[[Server], None] | None = None) -> None:
+        """Serve until SIGINT or SIGTERM, then shut down gracefully."""
+        await self.start()
+        if ready is not None:
+            ready(self)
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        try:
+            await stop.wait()
+        finally:
+            await self.stop()
+
+
+def run(app: Any, config: Config | None = None, **options: Any) -> None:
+    """Serve ``app`` until interrupted.
+
+    Args:
+        app: A WSGI callable, an ASGI callable, or an object with ``to_asgi``.
+        config: The settings; keyword ``options`` override its fields.
+        **options: Fields of :class:`Config`, such as ``host`` and ``port``.
+    """
+    import dataclasses
+
+    config = dataclasses.replace(config or Config(), **options)
+    server = Server(app, config)
+
+    def ready(server: Server) -> None:
+        url = f"http://{config.host}:{server.port}"
+        log.info("serving %s (%s) on %s — press Ctrl+C to stop", _name(app), server.interface, url)
+        print(f"Serving on {url}", flush=True)
+
+    asyncio.run(server.serve(ready))
+
+
+def _name(app: Any) -> str:
+    return getattr(app, "__qualname__", type(app).__qualname__)

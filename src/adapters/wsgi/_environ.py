@@ -1,0 +1,135 @@
+"""Reading a PEP 3333 environ: decoded paths, the query string, the server.
+
+Everything here is a pure function of the environ dict and never raises on
+what a server or a client put in it: a WSGI server hands the application
+whatever bytes arrived, so the adapter must turn any of them into values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "decode_path",
+    "environ_key",
+    "header_name",
+    "query_bytes",
+    "server_address",
+]
+
+# PERF: the environ key of each header name asked for, cached: a handful of
+# names (host, cookie, content-type...) is asked for on every request. The
+# cache is bounded so that a client cannot grow it by sending new names:
+# only names the application asks for enter it.
+_KEYS: dict[str, str] = {
+    "content-type": "CONTENT_TYPE",
+    "content-length": "CONTENT_LENGTH",
+}
+_MAX_CACHED_KEYS = 512
+
+
+def decode_path(value: str) -> str:
+    """Return PATH_INFO or SCRIPT_NAME as the text the client meant.
+
+    PEP 3333 passes each byte of the request target as one latin-1 character
+    ("bytes as str"); browsers and RFC 3986 §2.5 use UTF-8, so the bytes are
+    decoded again as UTF-8, with U+FFFD for invalid sequences.
+
+    Args:
+        value: The native string from the environ.
+
+    Returns:
+        The decoded text; ``value`` itself when it is plain ASCII.
+    """
+    if value.isascii():
+        # PERF: the common case allocates nothing.
+        return value
+    try:
+        raw = value.encode("latin-1")
+    except UnicodeEncodeError:
+        # A server that already decoded the path (not PEP 3333 but seen in
+        # the wild) hands over code points above U+00FF: keep its text.
+        return value
+    return raw.decode("utf-8", "replace")
+
+
+def query_bytes(value: str) -> bytes:
+    """Return QUERY_STRING as the bytes the client sent.
+
+    Args:
+        value: The native string from the environ.
+
+    Returns:
+        The latin-1 encoding of ``value`` (PEP 3333), or its UTF-8 encoding
+        when a server put code points above U+00FF there.
+    """
+    try:
+        return value.encode("latin-1")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogateescape")
+
+
+def server_address(environ: Mapping[str, Any]) -> tuple[str, int | None] | None:
+    """Return ``(SERVER_NAME, SERVER_PORT)``, the port None when not a number.
+
+    Args:
+        environ: The WSGI environ.
+
+    Returns:
+        The address the request arrived at, or None without a SERVER_NAME.
+    """
+    name = environ.get("SERVER_NAME")
+    if not name:
+        return None
+    port = environ.get("SERVER_PORT")
+    if isinstance(port, str) and port.isdigit() and port.isascii():
+        return (name, int(port))
+    return (name, None)
+
+
+def environ_key(name: str) -> str:
+    """Return the environ key that holds the request header ``name``.
+
+    Args:
+        name: A header name, in any case.
+
+    Returns:
+        ``CONTENT_TYPE`` and ``CONTENT_LENGTH`` for those two headers (PEP
+        3333 keeps them unprefixed), ``HTTP_`` plus the upper-cased name
+        with ``-`` as ``_`` for the others.
+    """
+    key = _KEYS.get(name)
+    if key is not None:
+        return key
+    lower = name.lower()
+    key = _KEYS.get(lower)
+    if key is None:
+        key = "HTTP_" + lower.upper().replace("-", "_")
+    if len(_KEYS) < _MAX_CACHED_KEYS:
+        _KEYS[name] = key
+    return key
+
+
+def header_name(key: str) -> str | None:
+    """Return the lower-case header name an environ key holds, or None.
+
+    Args:
+        key: An environ key.
+
+    Returns:
+        ``"user-agent"`` for ``HTTP_USER_AGENT``, ``"content-type"`` and
+        ``"content-length"`` for the two unprefixed keys, None for keys that
+        are not request headers. ``HTTP_CONTENT_TYPE`` and
+        ``HTTP_CONTENT_LENGTH`` are None: PEP 3333 puts those headers in the
+        unprefixed keys, and some servers copy them into both.
+    """
+    if key.startswith("HTTP_"):
+        if key in ("HTTP_CONTENT_TYPE", "HTTP_CONTENT_LENGTH"):
+            return None
+        return key[5:].replace("_", "-").lower()
+    if key == "CONTENT_TYPE":
+        return "content-type"
+    if key == "CONTENT_LENGTH":
+        return "content-length"
+    return None

@@ -1,0 +1,486 @@
+"""HTTP header fields: the read-only ``Headers`` and the ``MutableHeaders`` of a response.
+
+Both hold fields as ``(name, value)`` pairs of ``bytes``, the form ASGI servers hand over and
+the form a response is written in; names compare without regard to case (RFC 9110 §5.1) and
+values read as latin-1 text (RFC 9110 §5.5 allows only ISO-8859-1 octets in field values).
+Parsing the meaning of individual header values belongs to ``sansio_http.http``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, TypeVar, overload
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
+
+__all__ = ["HeaderValueError", "Headers", "MutableHeaders"]
+
+_T = TypeVar("_T")
+
+# RFC 9110 §5.1: a field name is a token; §5.6.2 lists the token characters.
+_is_token = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+").fullmatch
+# RFC 9110 §5.5: CR, LF and NUL in a field value are "invalid and dangerous" (they split or
+# truncate the header block when it is written out).
+_has_forbidden = re.compile(rb"[\r\n\x00]").search
+
+# PERF: a handful of lookups on a fresh request scan the pairs directly, which is cheaper than
+# building an index of a dozen fields; past this many lookups the index pays for itself.
+_SCANS_BEFORE_INDEX = 2
+
+_MISSING: object = object()
+
+
+class HeaderValueError(ValueError):
+    """A header name or value that cannot be sent was given to ``MutableHeaders``."""
+
+
+def _lookup_key(name: str) -> bytes | None:
+    """Return the bytes a stored field name is compared with, or None if none can match."""
+    try:
+        # NOTE: bytes.lower() folds ASCII only, the same folding used for stored names.
+        return name.encode("latin-1").lower()
+    except UnicodeEncodeError:
+        return None
+
+
+def _encode(text: str | bytes, what: str) -> bytes:
+    if isinstance(text, bytes):
+        return text
+    if not isinstance(text, str):
+        raise TypeError(f"header {what} must be str or bytes, not {type(text).__name__}")
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError as exc:
+        raise HeaderValueError(f"header {what} {text!r} is not latin-1 text") from exc
+
+
+def _checked_field(name: str | bytes, value: str | bytes) -> tuple[bytes, bytes]:
+    """Encode one field for sending, refusing what RFC 9110 forbids."""
+    raw_name = _encode(name, "name")
+    if _is_token(raw_name) is None:
+        raise HeaderValueError(f"header name {name!r} is not an RFC 9110 token")
+    raw_value = _encode(value, "value")
+    if _has_forbidden(raw_value) is not None:
+        raise HeaderValueError(f"header value {value!r} contains CR, LF or NUL")
+    return raw_name.lower(), raw_value
+
+
+def _pairs_of(
+    raw: Iterable[tuple[bytes, bytes]] | Iterable[tuple[str, str]] | Mapping[str, str] | Headers,
+) -> Iterable[tuple[str | bytes, str | bytes]]:
+    """Return the fields of any accepted input as pairs of str or bytes."""
+    if isinstance(raw, Headers):
+        return raw._raw
+    if isinstance(raw, Mapping):
+        return raw.items()
+    return raw
+
+
+class Headers:
+    """An immutable, ordered, case-insensitive, multi-valued view of header fields.
+
+    ``Headers`` accepts ASGI raw pairs (an iterable of ``(bytes, bytes)``), text pairs
+    (``(str, str)``), a mapping of text, or another ``Headers``. A list or tuple of bytes pairs
+    is kept by reference: nothing is copied or decoded until a field is read, so wrapping the
+    headers of every request costs next to nothing. Pairs should be all bytes or all text.
+
+    Names are compared case-insensitively and reported in lower case; values are read as
+    latin-1 text, so every byte maps to one character and nothing is lost.
+
+    Args:
+        raw: The header fields, in order; ``None`` for none.
+
+    Raises:
+        HeaderValueError: A text name or value is not latin-1 text.
+
+    Example:
+        >>> headers = Headers([(b"accept", b"text/html"), (b"Accept", b"*/*")])
+        >>> headers.get("ACCEPT"), headers.get_joined("accept")
+        ('text/html', 'text/html, */*')
+    """
+
+    __slots__ = ("_first", "_lowered", "_raw", "_scans")
+
+    _raw: Sequence[tuple[bytes, bytes]]
+    # True when every stored name is known to be lower case already.
+    _lowered: bool
+    # The lazily built index from lower-case name to first value.
+    _first: dict[bytes, bytes] | None
+    _scans: int
+
+    def __init__(
+        self,
+        raw: Iterable[tuple[bytes, bytes]]
+        | Iterable[tuple[str, str]]
+        | Mapping[str, str]
+        | Headers
+        | None = None,
+    ) -> None:
+        self._first = None
+        self._scans = 0
+        self._lowered = False
+        if raw is None:
+            self._raw = ()
+            return
+        if isinstance(raw, Headers):
+            self._lowered = raw._lowered
+            # A mutable source may change later; an immutable one is shared as it is.
+            self._raw = list(raw._raw) if isinstance(raw, MutableHeaders) else raw._raw
+            return
+        if isinstance(raw, Mapping):
+            items: Sequence[tuple[str | bytes, str | bytes]] = list(raw.items())
+        elif isinstance(raw, (list, tuple)):
+            items = raw
+        else:
+            items = list(raw)
+        if not items or isinstance(items[0][0], bytes):
+            # PERF: the ASGI case; names are already lower case per the ASGI spec but this is
+            # not relied upon, lookups fold case.
+            self._raw = items  # type: ignore[assignment]
+            return
+        self._raw = [
+            (_encode(name, "name").lower(), _encode(value, "value")) for name, value in items
+        ]
+        self._lowered = True
+
+    def _index(self) -> dict[bytes, bytes]:
+        raw = self._raw
+        # Walking backwards leaves the first value of each name in the index.
+        if self._lowered:
+            first = {name: value for name, value in reversed(raw)}
+        else:
+            first = {name.lower(): value for name, value in reversed(raw)}
+        self._first = first
+        return first
+
+    def _find(self, name: str) -> bytes | None:
+        """Return the first raw value of the field ``name``, or None."""
+        key = _lookup_key(name)
+        if key is None:
+            return None
+        first = self._first
+        if first is not None:
+            return first.get(key)
+        if self._scans >= _SCANS_BEFORE_INDEX:
+            return self._index().get(key)
+        self._scans += 1
+        if self._lowered:
+            for field_name, value in self._raw:
+                if field_name == key:
+                    return value
+        else:
+            for field_name, value in self._raw:
+                if field_name == key or field_name.lower() == key:
+                    return value
+        return None
+
+    @overload
+    def get(self, name: str) -> str | None: ...
+    @overload
+    def get(self, name: str, default: _T) -> str | _T: ...
+    def get(self, name: str, default: object = None) -> object:
+        """Return the first value of the field ``name``, or ``default``.
+
+        Args:
+            name: The field name, in any case.
+            default: What to return when the field is absent.
+
+        Returns:
+            The value as latin-1 text, or ``default``.
+        """
+        value = self._find(name)
+        return default if value is None else value.decode("latin-1")
+
+    def getlist(self, name: str) -> list[str]:
+        """Return every value of the field ``name``, in order.
+
+        Args:
+            name: The field name, in any case.
+
+        Returns:
+            The values as latin-1 text; an empty list when the field is absent.
+        """
+        key = _lookup_key(name)
+        if key is None:
+            return []
+        if self._lowered:
+            return [value.decode("latin-1") for field, value in self._raw if field == key]
+        return [value.decode("latin-1") for field, value in self._raw if field.lower() == key]
+
+    def get_joined(self, name: str) -> str | None:
+        """Return all values of the field ``name`` joined by ``", "``.
+
+        RFC 9110 §5.3 allows a recipient to combine the lines of a list-based field (such as
+        Accept or Cache-Control) into one value this way, in order. Do not use it for
+        Set-Cookie, whose values may themselves contain commas.
+
+        Args:
+            name: The field name, in any case.
+
+        Returns:
+            The combined value, or None when the field is absent.
+        """
+        values = self.getlist(name)
+        return ", ".join(values) if values else None
+
+    def __getitem__(self, name: str) -> str:
+        value = self._find(name)
+        if value is None:
+            raise KeyError(name)
+        return value.decode("latin-1")
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._find(name) is not None
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())
+
+    def keys(self) -> list[str]:
+        """Return the lower-case name of every field, in order, repeats included."""
+        return [name.lower().decode("latin-1") for name, _ in self._raw]
+
+    def values(self) -> list[str]:
+        """Return the value of every field, in order."""
+        return [value.decode("latin-1") for _, value in self._raw]
+
+    def items(self) -> list[tuple[str, str]]:
+        """Return every field as a ``(lower-case name, value)`` pair of text, in order."""
+        return [
+            (name.lower().decode("latin-1"), value.decode("latin-1")) for name, value in self._raw
+        ]
+
+    def raw(self) -> list[tuple[bytes, bytes]]:
+        """Return every field as a ``(lower-case name, value)`` pair of bytes, in order.
+
+        Returns:
+            A new list, ready to send as ASGI ``headers`` or to write out.
+        """
+        if self._lowered:
+            return list(self._raw)
+        return [(name.lower(), value) for name, value in self._raw]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Headers):
+            return NotImplemented
+        return self.raw() == other.raw()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.items()!r})"
+
+
+class MutableHeaders(Headers):
+    """Header fields that can be changed, as a response carries them.
+
+    Every name and value is checked when it is set: a name must be an RFC 9110 token and a
+    value must be latin-1 text without CR, LF or NUL, so a header block can never be split or
+    truncated. Fields are stored encoded, with lower-case names, which makes ``raw()`` cheap.
+
+    Args:
+        raw: The initial fields, in any form ``Headers`` accepts.
+
+    Raises:
+        HeaderValueError: A name or value cannot be sent.
+
+    Example:
+        >>> headers = MutableHeaders({"Content-Type": "text/plain"})
+        >>> headers.add("Vary", "Accept")
+        >>> headers.raw()
+        [(b'content-type', b'text/plain'), (b'vary', b'Accept')]
+    """
+
+    __slots__ = ("_fields",)
+
+    _fields: list[tuple[bytes, bytes]]
+
+    def __init__(
+        self,
+        raw: Iterable[tuple[bytes, bytes]]
+        | Iterable[tuple[str, str]]
+        | Mapping[str, str]
+        | Headers
+        | None = None,
+    ) -> None:
+        self._first = None
+        self._scans = 0
+        self._lowered = True
+        fields = [] if raw is None else [_checked_field(n, v) for n, v in _pairs_of(raw)]
+        self._raw = self._fields = fields
+
+    def _changed(self) -> None:
+        self._first = None
+        self._scans = 0
+
+    def __setitem__(self, name: str, value: str) -> None:
+        """Replace every field ``name`` with one field holding ``value``.
+
+        The new field takes the place of the first existing one, or goes last.
+        """
+        key, data = _checked_field(name, value)
+        fields = self._fields
+        for position, (field, _) in enumerate(fields):
+            if field == key:
+                fields[position] = (key, data)
+                fields[position + 1 :] = [f for f in fields[position + 1 :] if f[0] != key]
+                break
+        else:
+            fields.append((key, data))
+        self._changed()
+
+    def add(self, name: str, value: str) -> None:
+        """Append a field, keeping any existing fields of the same name.
+
+        Args:
+            name: The field name, an RFC 9110 token.
+            value: The value, latin-1 text without CR, LF or NUL.
+
+        Raises:
+            HeaderValueError: The name or value cannot be sent.
+        """
+        self._fields.append(_checked_field(name, value))
+        self._changed()
+
+    def setdefault(self, name: str, default: str) -> str:
+        """Return the first value of ``name``, adding ``default`` if it is absent.
+
+        Raises:
+            HeaderValueError: ``default`` had to be added and cannot be sent.
+        """
+        value = self.get(name)
+        if value is None:
+            self.add(name, default)
+            return default
+        return value
+
+    def _remove(self, name: str) -> bytes | None:
+        """Remove every field ``name`` and return the first value removed, if any."""
+        key = _lookup_key(name)
+        fields = self._fields
+        found: bytes | None = None
+        kept: list[tuple[bytes, bytes]] = []
+        for field in fields:
+            if field[0] == key:
+                if found is None:
+                    found = field[1]
+            else:
+                kept.append(field)
+        if found is not None:
+            fields[:] = kept
+            self._changed()
+        return found
+
+    def __delitem__(self, name: str) -> None:
+        """Remove every field ``name``; raise KeyError when there is none."""
+        if self._remove(name) is None:
+            raise KeyError(name)
+
+    def remove(self, name: str) -> None:
+        """Remove every field ``name``, if there is any."""
+        self._remove(name)
+
+    @overload
+    def pop(self, name: str) -> str: ...
+    @overload
+    def pop(self, name: str, default: _T) -> str | _T: ...
+    def pop(self, name: str, default: object = _MISSING) -> object:
+        """Remove every field ``name`` and return the first value.
+
+        Args:
+            name: The field name, in any case.
+            default: What to return when the field is absent.
+
+        Raises:
+            KeyError: The field is absent and no default was given.
+        """
+        value = self._remove(name)
+        if value is not None:
+            return value.decode("latin-1")
+        if default is _MISSING:
+            raise KeyError(name)
+        return default
+
+    def extend(
+        self,
+        fields: Iterable[tuple[bytes, bytes]]
+        | Iterable[tuple[str, str]]
+        | Mapping[str, str]
+        | Headers,
+    ) -> None:
+        """Append fields, keeping the existing ones.
+
+        Args:
+            fields: Fields in any form ``Headers`` accepts.
+
+        Raises:
+            HeaderValueError: A name or value cannot be sent; no field is added then.
+        """
+        checked = [_checked_field(n, v) for n, v in _pairs_of(fields)]
+        self._fields.extend(checked)
+        self._changed()
+
+    def update(
+        self,
+        fields: Mapping[str, str]
+        | Headers
+        | Iterable[tuple[str, str]]
+        | Iterable[tuple[bytes, bytes]],
+    ) -> None:
+        """Replace the fields named in ``fields`` by the values given there.
+
+        A name given several times (by pairs or a ``Headers``) keeps all those values.
+
+        Args:
+            fields: Fields in any form ``Headers`` accepts.
+
+        Raises:
+            HeaderValueError: A name or value cannot be sent; nothing is changed then.
+        """
+        checked = [_checked_field(n, v) for n, v in _pairs_of(fields)]
+        names = {key for key, _ in checked}
+        own = self._fields
+        # Each replaced name keeps the position of its first existing field.
+        positions: dict[bytes, int] = {}
+        kept: list[tuple[bytes, bytes] | None] = []
+        for field in own:
+            if field[0] in names:
+                if field[0] not in positions:
+                    positions[field[0]] = len(kept)
+                    kept.append(None)
+            else:
+                kept.append(field)
+        placed: dict[int, list[tuple[bytes, bytes]]] = {}
+        tail: list[tuple[bytes, bytes]] = []
+        for field in checked:
+            position = positions.get(field[0])
+            if position is None:
+                tail.append(field)
+            else:
+                placed.setdefault(position, []).append(field)
+        result: list[tuple[bytes, bytes]] = []
+        for position, field_or_gap in enumerate(kept):
+            if field_or_gap is None:
+                result.extend(placed[position])
+            else:
+                result.append(field_or_gap)
+        own[:] = [*result, *tail]
+        self._changed()
+
+    def clear(self) -> None:
+        """Remove every field."""
+        self._fields.clear()
+        self._changed()
+
+    def copy(self) -> Self:
+        """Return an independent copy of these fields."""
+        new = type(self).__new__(type(self))
+        new._first = None
+        new._scans = 0
+        new._lowered = True
+        new._raw = new._fields = list(self._fields)
+        return new

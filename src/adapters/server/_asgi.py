@@ -61,12 +61,14 @@ class ASGIRunner:
     async def __call__(self, exchange: Exchange) -> None:
         """Run the application for one HTTP exchange."""
         response_done = asyncio.Event()
+        body_failed: list[bool] = []
 
         async def receive() -> Message:
             if not exchange.body_complete:
                 try:
                     chunk = await exchange.receive()
                 except BodyError:
+                    body_failed.append(True)
                     return {"type": "http.disconnect"}
                 if chunk is not None:
                     return {"type": "http.request", "body": chunk, "more_body": True}
@@ -83,6 +85,9 @@ class ASGIRunner:
 
         async def send(message: Message) -> None:
             kind = message["type"]
+            if body_failed:
+                # The app was told of a disconnect; the 400 below answers.
+                return
             if exchange.lost.is_set():
                 raise OSError("the client disconnected")
             if kind == "http.response.start":
@@ -120,10 +125,11 @@ class ASGIRunner:
         finally:
             response_done.set()
         if not exchange.started:
-            # RFC-wise an app must answer; treat silence as a crash.
-            status, headers, body = error_response(
-                RuntimeError("the application returned without a response"), self.config.debug
-            )
+            # An app must answer; treat silence as a crash.
+            problem: Exception = RuntimeError("the application returned without a response")
+            if body_failed:
+                problem = BodyError("the request body was incomplete or malformed")
+            status, headers, body = error_response(problem, self.config.debug)
             await exchange.start(status, headers)
             await exchange.write(body)
             await exchange.end()

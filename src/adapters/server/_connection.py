@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 
 import h11
 
+from sansio_http._status import PHRASES
 from sansio_http.server._config import Config
 from sansio_http.server._exchange import Exchange
 
@@ -88,7 +89,13 @@ class HTTPConnection:
                 # Content-Length hid can never be read as a second request.
                 exchange.close_after = True
             if _is_chunked(request):
-                exchange.chunk_checker = ChunkLineChecker()
+                checker = ChunkLineChecker()
+                # Bytes that arrived with the head are already inside h11.
+                if checker.feed(self.h11.trailing_data[0]):
+                    exchange.chunk_checker = checker
+                else:
+                    await self.refuse(400, "malformed chunk-size line")
+                    return
             self.busy = True
             try:
                 await self.runner(exchange)

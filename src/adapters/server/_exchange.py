@@ -12,6 +12,7 @@ from typing import Protocol
 
 import h11
 
+from sansio_http._status import PHRASES
 from sansio_http.server._config import Config
 
 
@@ -120,7 +121,8 @@ class Exchange:
             headers.append((b"connection", b"close"))
         self.status = status
         self.started = True
-        await self._send(h11.Response(status_code=status, headers=headers))
+        reason = PHRASES.get(status, "").encode("ascii")
+        await self._send(h11.Response(status_code=status, headers=headers, reason=reason))
 
     async def write(self, data: bytes) -> None:
         """Send a piece of the response body (dropped for HEAD)."""

@@ -166,9 +166,9 @@ class HTTPConnection:
             (b"connection", b"close"),
         ]
         try:
-            self.writer.write(
-                self.h11.send(h11.Response(status_code=status, headers=headers)) or b""
-            )
+            phrase = PHRASES.get(status, "").encode("ascii")
+            head = h11.Response(status_code=status, headers=headers, reason=phrase)
+            self.writer.write(self.h11.send(head) or b"")
             self.writer.write(self.h11.send(h11.Data(data=body)) or b"")
             self.writer.write(self.h11.send(h11.EndOfMessage()) or b"")
             await self.writer.drain()

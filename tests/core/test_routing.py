@@ -1,0 +1,227 @@
+"""Routing: matching by path and method, redirects, converters and url building."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sansio_http._errors import MethodNotAllowed, NotFound
+from sansio_http.routing import (
+    AnyConverter,
+    Converter,
+    RequestRedirect,
+    Router,
+    Rule,
+)
+
+U = "12345678-1234-5678-1234-567812345678"
+
+
+@pytest.fixture
+def router() -> Router:
+    return Router(
+        [
+            Rule("/", "index"),
+            Rule("/users/me", "me", methods=["GET", "POST"]),
+            Rule("/users/<int:id>", "user"),
+            Rule("/users/<name>", "user_by_name"),
+            Rule("/users/<int:id>/files/<path:rest>", "files"),
+            Rule("/docs/", "docs"),
+            Rule("/report-<int:year>.pdf", "report"),
+            Rule("/ratio/<float:value>", "ratio"),
+            Rule("/items/<uuid:id>", "item"),
+            Rule("/pages/<any(about,help):page>", "page"),
+            Rule("/p/<path:where>/edit", "edit"),
+            Rule("/short/<string(maxlength=3):code>", "short"),
+            Rule("/n/<int(signed=true,min=-5,max=5):n>", "bounded"),
+            Rule("/ws", "socket", websocket=True),
+            Rule("/page", "page_default", defaults={"number": 1}),
+            Rule("/page/<int:number>", "page_default"),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "endpoint", "values"),
+    [
+        ("/", "index", {}),
+        ("/users/me", "me", {}),
+        ("/users/42", "user", {"id": 42}),
+        ("/users/bob", "user_by_name", {"name": "bob"}),
+        ("/users/7/files/a/b/c.txt", "files", {"id": 7, "rest": "a/b/c.txt"}),
+        ("/docs/", "docs", {}),
+        ("/report-2024.pdf", "report", {"year": 2024}),
+        ("/ratio/0.5", "ratio", {"value": 0.5}),
+        ("/items/" + U, "item", {"id": uuid.UUID(U)}),
+        ("/pages/help", "page", {"page": "help"}),
+        ("/p/x/y/edit", "edit", {"where": "x/y"}),
+        ("/short/abc", "short", {"code": "abc"}),
+        ("/n/-5", "bounded", {"n": -5}),
+        ("/page", "page_default", {"number": 1}),
+        ("/page/3", "page_default", {"number": 3}),
+    ],
+)
+def test_match(router: Router, path: str, endpoint: str, values: dict[str, Any]) -> None:
+    rule, found = router.match(path, "GET")
+    assert rule.endpoint == endpoint
+    assert found == values
+
+
+def test_static_beats_placeholders_whatever_the_order() -> None:
+    router = Router([Rule("/<name>", "dynamic"), Rule("/about", "static")])
+    assert router.match("/about")[0].endpoint == "static"
+    assert router.match("/other")[0].endpoint == "dynamic"
+
+
+def test_int_beats_string_at_the_same_place() -> None:
+    router = Router([Rule("/<name>", "name"), Rule("/<int:id>", "id")])
+    assert router.match("/12")[0].endpoint == "id"
+    assert router.match("/x12")[0].endpoint == "name"
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/nope", "/users", "/short/abcd", "/n/6", "/ratio/1", "/pages/other", "/items/xyz"],
+)
+def test_not_found(router: Router, path: str) -> None:
+    with pytest.raises(NotFound):
+        router.match(path)
+
+
+def test_method_not_allowed_lists_the_methods(router: Router) -> None:
+    with pytest.raises(MethodNotAllowed) as info:
+        router.match("/users/me", "DELETE")
+    assert info.value.allowed == ["GET", "HEAD", "OPTIONS", "POST"]
+    assert info.value.to_response().headers["allow"] == "GET, HEAD, OPTIONS, POST"
+
+
+def test_head_comes_with_get(router: Router) -> None:
+    assert router.match("/users/me", "HEAD")[0].endpoint == "me"
+
+
+def test_allowed_methods_for_options(router: Router) -> None:
+    assert router.allowed_methods("/users/me") == {"GET", "HEAD", "POST"}
+    assert router.allowed_methods("/nope") == set()
+
+
+def test_missing_trailing_slash_redirects_with_308(router: Router) -> None:
+    with pytest.raises(RequestRedirect) as info:
+        router.match("/docs")
+    response = info.value.to_response()
+    assert response.status == 308
+    assert response.headers["location"] == "/docs/"
+
+
+def test_no_redirect_when_disabled() -> None:
+    with pytest.raises(NotFound):
+        Router([Rule("/docs/", "docs")], redirect_slashes=False).match("/docs")
+
+
+def test_websocket_rules_match_websocket_requests_only(router: Router) -> None:
+    assert router.match("/ws", websocket=True)[0].endpoint == "socket"
+    with pytest.raises(NotFound):
+        router.match("/ws")
+    with pytest.raises(NotFound):
+        router.match("/users/me", websocket=True)
+
+
+def test_build(router: Router) -> None:
+    assert router.build("user", {"id": 5}) == "/users/5"
+    assert router.build("files", {"id": 1, "rest": "a b/c"}) == "/users/1/files/a%20b/c"
+    assert router.build("user_by_name", {"name": "a/b"}) == "/users/a%2Fb"
+    assert router.build("user", {"id": 5, "tab": "x", "tags": ["a", "b"]}) == (
+        "/users/5?tab=x&tags=a&tags=b"
+    )
+    assert router.build("index", root_path="/app/") == "/app/"
+    assert router.build("user", {"id": 1}, anchor="top") == "/users/1#top"
+    assert router.build("user", {"id": 1}, base_url="https://ex.com/") == (
+        "https://ex.com/users/1"
+    )
+    assert router.build("ratio", {"value": 0.25}) == "/ratio/0.25"
+    assert router.build("page_default") == "/page"
+    assert router.build("page_default", {"number": 2}) == "/page/2"
+    assert router.build("me", method="POST") == "/users/me"
+
+
+def test_build_refuses_what_no_rule_fits(router: Router) -> None:
+    with pytest.raises(LookupError):
+        router.build("user")
+    with pytest.raises(LookupError):
+        router.build("nope")
+    with pytest.raises(LookupError):
+        router.build("user", {"id": 1}, method="POST")
+    with pytest.raises(ValueError, match="not one of"):
+        router.build("page", {"page": "secret"})
+
+
+def test_custom_converter() -> None:
+    class Upper(Converter):
+        regex = "[A-Z]+"
+
+        def to_python(self, text: str) -> str:
+            return text.lower()
+
+        def to_url(self, value: Any) -> str:
+            return str(value).upper()
+
+    router = Router([Rule("/c/<upper:code>", "code")], converters={"upper": Upper})
+    assert router.match("/c/ABC")[1] == {"code": "abc"}
+    assert router.build("code", {"code": "xy"}) == "/c/XY"
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        ("nope", "starts with"),
+        ("/<a>/<a>", "twice"),
+        ("/<bogus:a>", "unknown converter"),
+        ("/<string(colour=red):a>", "unknown string"),
+        ("/<int(colour=red):a>", "unknown int"),
+    ],
+)
+def test_bad_rules_are_refused(rule: str, message: str) -> None:
+    with pytest.raises((ValueError, TypeError), match=message):
+        Router([Rule(rule, "x")])
+
+
+def test_converters_without_arguments_refuse_them() -> None:
+    with pytest.raises(TypeError):
+        Converter("x")
+    with pytest.raises(TypeError):
+        AnyConverter()
+
+
+def test_huge_integers_are_not_found() -> None:
+    router = Router([Rule("/<int:id>", "id")])
+    with pytest.raises(NotFound):
+        router.match("/" + "9" * 5000)
+
+
+def test_many_rules_share_the_tree() -> None:
+    router = Router([Rule(f"/r{i}/<int:id>", f"e{i}") for i in range(100)])
+    assert router.match("/r99/3") == (router.rules[99], {"id": 3})
+
+
+@given(st.text())
+def test_any_path_matches_or_raises_an_http_error(text: str) -> None:
+    router = Router(
+        [Rule("/<int:id>", "id"), Rule("/a/<path:p>", "p"), Rule("/b/", "b"), Rule("/x-<y>", "x")]
+    )
+    try:
+        rule, _ = router.match("/" + text)
+    except (NotFound, MethodNotAllowed, RequestRedirect):
+        return
+    assert rule.endpoint in {"id", "p", "b", "x"}
+
+
+@given(st.integers(min_value=0), st.text(min_size=1).filter(lambda s: "/" not in s))
+def test_build_then_match_round_trips(number: int, name: str) -> None:
+    router = Router([Rule("/n/<int:number>/<name>", "e")])
+    from urllib.parse import unquote
+
+    path = unquote(router.build("e", {"number": number, "name": name}))
+    assert router.match(path) == (router.rules[0], {"number": number, "name": name})

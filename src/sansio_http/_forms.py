@@ -194,7 +194,7 @@ class FormEventDecoder:
         """The number of body bytes fed so far."""
         return self._received
 
-    def feed(self, chunk: bytes) -> list[FormEvent]:
+    def feed(self, chunk: bytes | bytearray | memoryview) -> list[FormEvent]:
         """Decode the next chunk of the body and return the events it completes.
 
         An empty chunk is not the end of the body (ASGI servers send empty
@@ -216,16 +216,15 @@ class FormEventDecoder:
             raise ValueError("feed() on a closed FormEventDecoder")
         if not chunk:
             return []
-        if chunk.__class__ is not bytes:
-            chunk = bytes(chunk)
-        self._received += len(chunk)
+        data = chunk if isinstance(chunk, bytes) else bytes(chunk)
+        self._received += len(data)
         events: list[FormEvent] = []
         try:
             if self._max_length is not None and self._received > self._max_length:
                 raise _too_long(self._max_length)
             if self._content_length is not None and self._received > self._content_length:
                 raise BadRequest("The body is longer than its Content-Length.")
-            self._decoder.feed(chunk, events)
+            self._decoder.feed(data, events)
         except BaseException:
             self._closed = True
             raise
@@ -358,7 +357,7 @@ class FormDecoder:
 
     supports = staticmethod(FormEventDecoder.supports)
 
-    def feed(self, chunk: bytes) -> None:
+    def feed(self, chunk: bytes | bytearray | memoryview) -> None:
         """Decode the next chunk of the body; an empty chunk is not the end.
 
         Raises:

@@ -123,7 +123,7 @@ class HTTPError(Exception):
         from sansio_http._response import Response
 
         accept = getattr(request, "accept_mimetypes", None) if request is not None else None
-        if accept is not None and accept.best_match(_OFFERS, "text/html") == _JSON:
+        if accept is not None and accept.best_match(_OFFERS) == _JSON:
             payload = {"status": self.status, "error": self.reason, "detail": self.detail}
             body = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
             content_type = "application/json"

@@ -1,0 +1,519 @@
+"""The sans-IO ``Response``, ``JSONResponse`` and ``redirect``.
+
+A :class:`Response` is a status, header fields and a body held as values. It never
+writes anything: an adapter reads :attr:`Response.status_line` (or
+:attr:`~Response.status` and :attr:`~Response.reason`), :meth:`Response.raw_headers`
+and :attr:`Response.body`, and sends them. The body is one of
+
+- ``bytes`` (a ``str`` is encoded by the charset of the content type, UTF-8 by
+  default), whose length goes into ``Content-Length``;
+- a sync iterable or an async iterable of ``bytes``, streamed as it is;
+- a :class:`~sansio_http.FileBody`, a path and regions the adapter opens and reads.
+
+Cookie serialisation lives in :mod:`sansio_http._cookies` and conditional requests in
+:mod:`sansio_http._conditional`; this module delegates to them.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping
+from datetime import datetime, timedelta
+from html import escape
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from urllib.parse import quote
+
+from sansio_http._cookies import EPOCH, SameSite, dump_cookie
+from sansio_http._files import FileBody
+from sansio_http._headers import Headers, MutableHeaders
+from sansio_http._status import PHRASES, reason_phrase
+from sansio_http.http import http_date, parse_date, parse_options_header, quote_etag, unquote_etag
+
+if TYPE_CHECKING:
+    from sansio_http._conditional import RequestHead
+
+__all__ = ["Body", "HeadersInput", "JSONResponse", "Response", "redirect"]
+
+#: What :attr:`Response.body` holds.
+Body: TypeAlias = bytes | Iterable[bytes] | AsyncIterable[bytes] | FileBody
+#: What a response's ``headers`` argument may be: anything ``Headers`` accepts.
+HeadersInput: TypeAlias = (
+    Headers | Iterable[tuple[bytes, bytes]] | Iterable[tuple[str, str]] | Mapping[str, str]
+)
+
+_TEXT_PLAIN: Final = "text/plain; charset=utf-8"
+_TEXT_PLAIN_FIELD: Final = (b"content-type", b"text/plain; charset=utf-8")
+# PERF: the status lines of registered codes are built once.
+_STATUS_LINES: Final = {code: f"{code} {phrase}" for code, phrase in PHRASES.items()}
+# RFC 9110 §15.4: the redirections that carry a Location to follow.
+_REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
+
+
+def _checked_status(status: int) -> int:
+    # bool is an int subclass, and Response(True) is a bug, not a 1xx.
+    if not isinstance(status, int) or isinstance(status, bool):
+        raise TypeError(f"status must be an int, not {type(status).__name__}")
+    # RFC 9110 §15: a status code is three digits, 100 to 599.
+    if not 100 <= status <= 599:
+        raise ValueError(f"status must be between 100 and 599, got {status}")
+    return int(status)
+
+
+def _has_no_length(status: int) -> bool:
+    # RFC 9110 §8.6: no Content-Length in a 1xx or 204; in a 304 it would have to be
+    # the length of the 200 that was not sent, which only the caller knows.
+    return status < 200 or status == 204 or status == 304
+
+
+def _with_charset(content_type: str) -> str:
+    mimetype, params = parse_options_header(content_type)
+    if mimetype.startswith("text/") and "charset" not in params:
+        # A text type without a charset is read as US-ASCII or sniffed (RFC 2046 §4.1.2);
+        # say that what we send is UTF-8.
+        return content_type + "; charset=utf-8"
+    return content_type
+
+
+class Response:
+    """A response as values: status, header fields and a body to send.
+
+    Args:
+        body: ``bytes``; a ``str``, encoded by the charset of the content type
+            (UTF-8 by default); a sync or async iterable of ``bytes``; or a
+            :class:`~sansio_http.FileBody`.
+        status: The status code, 100 to 599.
+        headers: Initial header fields, in any form
+            :class:`~sansio_http.Headers` accepts; they are copied.
+        content_type: The Content-Type; a ``text/*`` type without a charset
+            gets ``; charset=utf-8``. A ``str`` body without one is sent as
+            ``text/plain; charset=utf-8``.
+
+    Raises:
+        TypeError: The body or status has the wrong type.
+        ValueError: The status is out of range, a header cannot be sent
+            (:class:`~sansio_http.HeaderValueError`), or a ``str`` body cannot
+            be encoded by its charset.
+
+    Example:
+        >>> response = Response("hello")
+        >>> response.status_line, response.raw_headers()
+        ('200 OK', [(b'content-type', b'text/plain; charset=utf-8'), (b'content-length', b'5')])
+    """
+
+    __slots__ = ("_body", "_fields", "_headers", "_status")
+
+    _body: Body
+    _status: int
+    # PERF: a response built without headers keeps its few fields here, already
+    # encoded, and builds its MutableHeaders only when ``headers`` is first read;
+    # from then on ``_headers`` is the truth and ``_fields`` is unused.
+    _fields: list[tuple[bytes, bytes]]
+    _headers: MutableHeaders | None
+
+    def __init__(
+        self,
+        body: Body | str = b"",
+        status: int = 200,
+        headers: HeadersInput | None = None,
+        content_type: str | None = None,
+    ) -> None:
+        if type(status) is not int or not 100 <= status <= 599:
+            status = _checked_status(status)
+        self._status = status
+        if headers is None and content_type is None:
+            # PERF: the common Response("text") and Response(b"data") skip the generic
+            # path: their fields are known to be valid, so they are stored encoded.
+            if type(body) is str:
+                data = body.encode()
+                self._body = data
+                self._headers = None
+                self._fields = (
+                    [_TEXT_PLAIN_FIELD]
+                    if _has_no_length(status)
+                    else [_TEXT_PLAIN_FIELD, (b"content-length", b"%d" % len(data))]
+                )
+                return
+            if type(body) is bytes:
+                self._body = body
+                self._headers = None
+                self._fields = (
+                    [] if _has_no_length(status) else [(b"content-length", b"%d" % len(body))]
+                )
+                return
+        self._fields = []
+        self._headers = fields_ = MutableHeaders(headers)
+        if content_type is not None:
+            fields_["content-type"] = _with_charset(content_type)
+        elif isinstance(body, str) and "content-type" not in fields_:
+            fields_["content-type"] = _TEXT_PLAIN
+        # A Content-Length the caller gave for a stream is kept: it knows the length.
+        self._set_body(body, keep_length=True)
+
+    # -- status -------------------------------------------------------------------------
+
+    @property
+    def status(self) -> int:
+        """The status code, 100 to 599; setting it validates the new code."""
+        return self._status
+
+    @status.setter
+    def status(self, status: int) -> None:
+        self._status = _checked_status(status)
+
+    @property
+    def reason(self) -> str:
+        """The reason phrase of :attr:`status`, from our RFC 9110 table."""
+        return reason_phrase(self._status)
+
+    @property
+    def status_line(self) -> str:
+        """The status as WSGI's ``start_response`` wants it, such as ``"200 OK"``."""
+        line = _STATUS_LINES.get(self._status)
+        return f"{self._status} {self.reason}" if line is None else line
+
+    # -- headers ------------------------------------------------------------------------
+
+    @property
+    def headers(self) -> MutableHeaders:
+        """The header fields; CR, LF and NUL are refused when a field is set."""
+        headers = self._headers
+        if headers is None:
+            headers = self._headers = MutableHeaders(self._fields)
+            self._fields = []
+        return headers
+
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """Return the header fields to send, as lower-case bytes pairs.
+
+        Returns:
+            A new list of ``(name, value)`` pairs, ready for ASGI's
+            ``headers``, h11 or an HTTP/1.1 writer.
+        """
+        headers = self._headers
+        if headers is None:
+            return self._fields.copy()  # PERF: no Headers object was ever needed
+        return headers.raw()
+
+    @property
+    def content_type(self) -> str | None:
+        """The Content-Type header, or ``None``; ``None`` removes it when set."""
+        return self.headers.get("content-type")
+
+    @content_type.setter
+    def content_type(self, value: str | None) -> None:
+        if value is None:
+            self.headers.remove("content-type")
+        else:
+            self.headers["content-type"] = _with_charset(value)
+
+    # -- body ---------------------------------------------------------------------------
+
+    @property
+    def body(self) -> Body:
+        """The body: bytes, an iterable or async iterable of bytes, or a FileBody.
+
+        Setting it accepts a ``str`` too (encoded by the charset of the content
+        type) and updates Content-Length: to the new length when it is known,
+        else by removing it.
+        """
+        return self._body
+
+    @body.setter
+    def body(self, body: Body | str) -> None:
+        self._set_body(body, keep_length=False)
+
+    def _charset(self) -> str:
+        content_type = self.headers.get("content-type")
+        if content_type is None:
+            return "utf-8"
+        return parse_options_header(content_type)[1].get("charset") or "utf-8"
+
+    def _set_body(self, body: Body | str, *, keep_length: bool) -> None:
+        data: Body
+        length: int | None
+        if isinstance(body, str):
+            charset = self._charset()
+            try:
+                data = body.encode(charset)
+            except LookupError as exc:
+                raise ValueError(f"unknown charset {charset!r} in the content type") from exc
+        elif isinstance(body, (bytearray, memoryview)):
+            data = bytes(body)
+        else:
+            data = body
+        if isinstance(data, bytes):
+            length = len(data)
+        elif isinstance(data, FileBody):
+            length = data.content_length
+        elif isinstance(data, (Iterable, AsyncIterable)):
+            length = None
+        else:
+            raise TypeError(
+                "a body is bytes, str, an iterable or async iterable of bytes, or a FileBody,"
+                f" not {type(data).__name__}"
+            )
+        self._body = data
+        headers = self.headers
+        if length is not None and not _has_no_length(self._status):
+            headers["content-length"] = str(length)
+        elif not keep_length:
+            headers.remove("content-length")
+
+    # -- cookies ------------------------------------------------------------------------
+
+    def set_cookie(
+        self,
+        key: str,
+        value: str = "",
+        *,
+        max_age: int | timedelta | None = None,
+        expires: datetime | float | None = None,
+        path: str | None = "/",
+        domain: str | None = None,
+        secure: bool = False,
+        httponly: bool = False,
+        samesite: SameSite | None = None,
+        partitioned: bool = False,
+    ) -> None:
+        """Add a Set-Cookie field; see :func:`~sansio_http.dump_cookie`.
+
+        Args:
+            key: The cookie name, an RFC 9110 token.
+            value: The cookie value; quoted with escapes if it needs to be.
+            max_age: Seconds until the cookie expires, sent as Max-Age only
+                (an Expires date for it would need the current time).
+            expires: When it expires: a ``datetime`` or a POSIX timestamp.
+            path: The path it applies to; ``None`` omits the attribute.
+            domain: The domain it applies to; ``None`` keeps it to this host.
+            secure: Send it over HTTPS only.
+            httponly: Hide it from scripts.
+            samesite: ``"Strict"``, ``"Lax"`` or ``"None"`` (needs ``secure``).
+            partitioned: Partition it by top-level site (needs ``secure``).
+
+        Raises:
+            ValueError: The cookie or an attribute is invalid.
+        """
+        self.headers.add(
+            "set-cookie",
+            dump_cookie(
+                key,
+                value,
+                max_age=max_age,
+                expires=expires,
+                path=path,
+                domain=domain,
+                secure=secure,
+                httponly=httponly,
+                samesite=samesite,
+                partitioned=partitioned,
+            ),
+        )
+
+    def delete_cookie(
+        self,
+        key: str,
+        *,
+        path: str | None = "/",
+        domain: str | None = None,
+        secure: bool = False,
+        httponly: bool = False,
+        samesite: SameSite | None = None,
+        partitioned: bool = False,
+    ) -> None:
+        """Add a Set-Cookie field that makes the client drop a cookie.
+
+        A browser replaces a cookie only when name, path and domain (and the
+        partition) match, so pass the values the cookie was set with.
+
+        Args:
+            key: The cookie name.
+            path: The path the cookie was set for.
+            domain: The domain the cookie was set for.
+            secure: Whether the cookie was Secure (a ``__Secure-`` or
+                ``__Host-`` cookie must be).
+            httponly: Whether the cookie was HttpOnly.
+            samesite: The cookie's SameSite value.
+            partitioned: Whether the cookie was Partitioned.
+
+        Raises:
+            ValueError: The name or an attribute is invalid.
+        """
+        # Max-Age=0 expires it at once (RFC 6265 §5.2.2); Expires at the epoch does the
+        # same for clients that predate Max-Age, without reading a clock.
+        self.set_cookie(
+            key,
+            max_age=0,
+            expires=EPOCH,
+            path=path,
+            domain=domain,
+            secure=secure,
+            httponly=httponly,
+            samesite=samesite,
+            partitioned=partitioned,
+        )
+
+    # -- validators ---------------------------------------------------------------------
+
+    @property
+    def etag(self) -> tuple[str | None, bool]:
+        """The ETag as ``(tag, is_weak)``; ``(None, False)`` when there is none."""
+        return unquote_etag(self.headers.get("etag"))
+
+    def set_etag(self, etag: str, weak: bool = False) -> None:
+        """Set the ETag header from an unquoted entity tag.
+
+        Args:
+            etag: The opaque tag, without quotes or ``W/``.
+            weak: Mark the tag weak (RFC 9110 §8.8.1).
+
+        Raises:
+            ValueError: The tag holds a double quote, a space or a control
+                character, which RFC 9110 §8.8.3 does not allow.
+        """
+        self.headers["etag"] = quote_etag(etag, weak)
+
+    @property
+    def last_modified(self) -> datetime | None:
+        """The Last-Modified date, aware in UTC; set a datetime, timestamp or None.
+
+        A naive datetime is taken as UTC; ``None`` removes the header, as does
+        reading an unparsable date as ``None``.
+        """
+        value = self.headers.get("last-modified")
+        return None if value is None else parse_date(value)
+
+    @last_modified.setter
+    def last_modified(self, value: datetime | float | None) -> None:
+        if value is None:
+            self.headers.remove("last-modified")
+            return
+        self.headers["last-modified"] = http_date(value)
+
+    def make_conditional(self, request: RequestHead) -> Response:
+        """Answer a conditional or range request from this response.
+
+        Args:
+            request: The request being answered; only its method and headers
+                are read.
+
+        Returns:
+            ``self``, or a new 304, 412, 206 or 416 response (RFC 9110 §13);
+            see :func:`~sansio_http.make_conditional`.
+        """
+        # NOTE: imported here: the conditional module builds Responses itself.
+        from sansio_http._conditional import make_conditional
+
+        return make_conditional(self, request)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.status_line!r} {self.content_type!r}>"
+
+
+def _dump_json(data: Any) -> bytes:
+    # Compact and UTF-8, as RFC 8259 §8.1 requires for JSON exchanged between systems.
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        # A lone surrogate cannot be UTF-8; as an escape it is still valid JSON text.
+        return json.dumps(data, separators=(",", ":")).encode()
+
+
+class JSONResponse(Response):
+    """A response whose body is ``data`` as JSON, sent as application/json.
+
+    Args:
+        data: What to serialise.
+        status: The status code.
+        headers: Initial header fields.
+        dumps: A function that serialises ``data`` to ``str`` or ``bytes``
+            (for example ``orjson.dumps``); by default the standard library's
+            ``json.dumps`` with compact separators, keeping non-ASCII text.
+
+    Raises:
+        TypeError: ``data`` cannot be serialised by the default ``dumps``.
+    """
+
+    __slots__ = ()
+
+    def __init__(
+        self,
+        data: Any,
+        status: int = 200,
+        headers: HeadersInput | None = None,
+        *,
+        dumps: Callable[[Any], str | bytes] | None = None,
+    ) -> None:
+        if dumps is None:
+            body = _dump_json(data)
+        else:
+            text = dumps(data)
+            body = text.encode() if isinstance(text, str) else text
+        # RFC 8259 §11: application/json has no charset parameter; it is UTF-8.
+        super().__init__(body, status, headers, "application/json")
+
+
+# RFC 3986 §2.2 reserved characters, plus "%" for escapes already in the IRI. Letters,
+# digits and "-._~" are never quoted; everything else is: spaces, controls, quotes,
+# "<>\^`{|}" and non-ASCII text as its UTF-8 bytes (RFC 3987 §3.1).
+_URI_SAFE: Final = "!#$%&'()*+,/:;=?@[]~"
+_LONE_PERCENT: Final = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_AUTHORITY: Final = re.compile(r"((?:[A-Za-z][A-Za-z0-9+.\-]*:)?//)([^/?#]*)")
+_ASCII_HOST: Final = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*\.?")
+
+
+def _ascii_authority(authority: str) -> str:
+    userinfo, at, host_port = authority.rpartition("@")
+    host, colon, port = host_port.rpartition(":")
+    if not colon or not port.isdigit():
+        host, colon, port = host_port, "", ""
+    try:
+        ascii_host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return authority  # left for percent-encoding, which browsers also accept
+    # SECURITY: IDNA mapping can turn a character into "/" or "#"; keep only a plain
+    # host name, so the mapping can never move where the URL points.
+    if not _ASCII_HOST.fullmatch(ascii_host):
+        return authority
+    return f"{userinfo}{at}{ascii_host}{colon}{port}"
+
+
+def _location_uri(location: str) -> str:
+    match = _AUTHORITY.match(location)
+    if match is not None and not match.group(2).isascii():
+        location = match.group(1) + _ascii_authority(match.group(2)) + location[match.end() :]
+    # SECURITY: tabs, newlines and backslashes are percent-encoded like every other
+    # character outside RFC 3986. Browsers drop raw tabs and newlines from URLs and read
+    # "\" as "/", so "/\t/evil.example/" or "/\evil.example/" would otherwise be followed
+    # as the scheme-relative "//evil.example/".
+    return quote(_LONE_PERCENT.sub("%25", location), safe=_URI_SAFE)
+
+
+def redirect(location: str, status: int = 302) -> Response:
+    """Build a redirection to ``location``, IRI or URI, relative or absolute.
+
+    Args:
+        location: Where to send the client. Non-ASCII text is encoded as an
+            RFC 3987 IRI is mapped to a URI: the host by IDNA, the rest as
+            percent-encoded UTF-8; escapes already present are kept.
+        status: 301, 302, 303, 307 or 308.
+
+    Returns:
+        A response with a Location header and a short HTML note linking to it
+        (RFC 9110 §15.4 suggests one for clients that do not follow).
+
+    Raises:
+        ValueError: The status is not a redirection with a Location, or the
+            location holds a lone surrogate.
+    """
+    if status not in _REDIRECTS:
+        raise ValueError(f"redirect status must be 301, 302, 303, 307 or 308, got {status}")
+    uri = _location_uri(location)
+    link = escape(uri)
+    body = (
+        "<!doctype html>\n"
+        f'<html lang="en"><title>Redirecting</title><p>Redirecting to <a href="{link}">'
+        f"{link}</a>.</p></html>\n"
+    )
+    return Response(body, status, [("location", uri)], "text/html; charset=utf-8")

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from pathlib import PurePosixPath
 from urllib.parse import unquote
 
@@ -10,10 +14,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from sansio_http import Headers
 from sansio_http._files import (
     FileBody,
     FileRegion,
     content_disposition,
+    file_response,
     guess_content_type,
     safe_join,
 )
@@ -266,3 +272,126 @@ def test_content_disposition_is_one_safe_latin1_line(filename: str) -> None:
 )
 def test_guess_content_type(filename: str, expected: str) -> None:
     assert guess_content_type(filename) == expected
+
+
+# -- file_response ------------------------------------------------------------
+
+MTIME = 1445412480.25  # Wed, 21 Oct 2015 07:28:00.25 GMT
+
+
+def test_file_response_describes_the_file() -> None:
+    response = file_response("/srv/static/notes.txt", size=10, mtime=MTIME)
+    assert response.status == 200
+    assert response.body == FileBody("/srv/static/notes.txt", length=10)
+    assert dict(response.headers.items()) == {
+        "content-type": "text/plain; charset=utf-8",
+        "content-length": "10",
+        "accept-ranges": "bytes",
+        "cache-control": "no-cache",
+        "etag": f'"{int(MTIME * 1_000_000):x}-a"',
+        "last-modified": "Wed, 21 Oct 2015 07:28:00 GMT",
+    }
+
+
+def test_file_response_takes_a_path_like_and_a_datetime() -> None:
+    aware = datetime.fromtimestamp(MTIME, timezone.utc)
+    by_float = file_response("/srv/a.bin", size=3, mtime=MTIME)
+    by_datetime = file_response(PurePosixPath("/srv/a.bin"), size=3, mtime=aware)
+    by_naive = file_response("/srv/a.bin", size=3, mtime=aware.replace(tzinfo=None))
+    assert by_float.headers == by_datetime.headers == by_naive.headers
+    assert by_datetime.body == FileBody("/srv/a.bin", length=3)
+    assert by_float.headers["content-type"] == "application/octet-stream"
+
+
+@pytest.mark.parametrize(
+    ("download_name", "as_attachment", "expected"),
+    [
+        (None, True, 'attachment; filename="notes.txt"'),
+        ("report.txt", True, 'attachment; filename="report.txt"'),
+        ("report.txt", False, 'inline; filename="report.txt"'),
+        ("é.txt", True, "attachment; filename=\"e.txt\"; filename*=UTF-8''%C3%A9.txt"),
+    ],
+)
+def test_file_response_names_downloads(
+    download_name: str | None, as_attachment: bool, expected: str
+) -> None:
+    response = file_response(
+        "/srv/notes.txt",
+        size=1,
+        mtime=MTIME,
+        download_name=download_name,
+        as_attachment=as_attachment,
+    )
+    assert response.headers["content-disposition"] == expected
+
+
+def test_file_response_guesses_the_type_from_the_download_name() -> None:
+    response = file_response("/srv/blob", size=1, mtime=MTIME, download_name="photo.png")
+    assert response.headers["content-type"] == "image/png"
+
+
+def test_file_response_options() -> None:
+    response = file_response(
+        "/srv/a.txt",
+        size=1,
+        mtime=MTIME,
+        content_type="text/plain; charset=latin-1",
+        etag="build-42",
+        last_modified=False,
+        max_age=3600,
+    )
+    assert response.headers["content-type"] == "text/plain; charset=latin-1"
+    assert response.headers["etag"] == '"build-42"'
+    assert response.headers["cache-control"] == "max-age=3600"
+    assert "last-modified" not in response.headers
+    bare = file_response("/srv/a.txt", size=1, mtime=MTIME, etag=False)
+    assert "etag" not in bare.headers
+
+
+@pytest.mark.parametrize(
+    ("size", "max_age", "match"),
+    [(-1, None, "size must be"), (True, None, "size must be"), (1, -5, "max_age must be")],
+)
+def test_file_response_refuses_bad_numbers(size: int, max_age: int | None, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        file_response("/srv/a.txt", size=size, mtime=MTIME, max_age=max_age)
+
+
+@dataclass
+class Head:
+    method: str
+    headers: Headers
+
+
+def test_file_response_answers_the_request() -> None:
+    plain = file_response("/srv/a.txt", size=10, mtime=MTIME)
+    etag = plain.headers["etag"]
+    head = Head("GET", Headers({"If-None-Match": etag}))
+    assert file_response("/srv/a.txt", size=10, mtime=MTIME, request=head).status == 304
+    ranged = Head("GET", Headers({"Range": "bytes=-4"}))
+    partial = file_response("/srv/a.txt", size=10, mtime=MTIME, request=ranged)
+    assert partial.status == 206
+    assert partial.body == FileBody("/srv/a.txt", offset=6, length=4)
+    assert partial.headers["content-range"] == "bytes 6-9/10"
+
+
+def test_no_file_is_read_to_guess_types() -> None:
+    # An audit hook sees every open(); mimetypes.init() would read /etc/mime.types.
+    code = (
+        "import sys, mimetypes\n"
+        "import sansio_http, sansio_http.http, sansio_http._response, sansio_http._conditional\n"
+        "import sansio_http._files as files\n"
+        "opened = []\n"
+        "def hook(event, args):\n"
+        "    if event == 'open':\n"
+        "        opened.append(args[0])\n"
+        "sys.addaudithook(hook)\n"
+        "for name in ('a.html', 'b.tar', 'c.unknown', 'd.py', 'e'):\n"
+        "    files.guess_content_type(name)\n"
+        "    files.file_response(name, size=1, mtime=0.0)\n"
+        "print(repr((opened, mimetypes.inited)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "([], False)"

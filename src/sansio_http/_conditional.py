@@ -1,0 +1,316 @@
+"""Conditional and range requests: answering 304, 412, 206 and 416.
+
+:func:`make_conditional` turns the response a view built into the one the
+request asked for, following RFC 9110 §13.2.2: the preconditions
+(``If-Match``, ``If-Unmodified-Since``, ``If-None-Match``,
+``If-Modified-Since``) first, then ``Range`` and ``If-Range``. It only reads
+the response's status, headers and body and the request's method and
+headers, and never does I/O: a :class:`~sansio_http.FileBody` is narrowed to
+the requested regions, which the adapter then reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Final, Protocol
+
+from sansio_http._files import FileBody, Segment
+from sansio_http._headers import Headers, MutableHeaders
+from sansio_http._response import Response
+from sansio_http.http import (
+    DEFAULT_MAX_RANGES,
+    content_range,
+    parse_date,
+    parse_etags,
+    parse_if_range,
+    parse_range,
+    unquote_etag,
+    unsatisfied_range,
+)
+
+__all__ = ["NOT_MODIFIED_HEADERS", "RequestHead", "make_conditional"]
+
+#: The headers a 304 keeps (lower-case). RFC 9110 §15.4.5 requires
+#: Cache-Control, Content-Location, Date, ETag, Expires and Vary. We also keep
+#: Last-Modified, which §15.4.5 names as useful to caches and which nginx and
+#: Apache send, and Set-Cookie, which is not representation metadata: dropping
+#: it would lose a session refresh that happens to answer a revalidation.
+#: Content-Type, Content-Length and the other representation headers go.
+NOT_MODIFIED_HEADERS: Final = frozenset(
+    {
+        "cache-control",
+        "content-location",
+        "date",
+        "etag",
+        "expires",
+        "vary",
+        "last-modified",
+        "set-cookie",
+    }
+)
+
+_SAFE_METHODS: Final = frozenset({"GET", "HEAD"})
+
+
+class RequestHead(Protocol):
+    """What :func:`make_conditional` reads from a request."""
+
+    @property
+    def method(self) -> str:
+        """The request method, upper-case."""
+
+    @property
+    def headers(self) -> Headers:
+        """The request headers."""
+
+
+def make_conditional(
+    response: Response, request: RequestHead, *, max_ranges: int = DEFAULT_MAX_RANGES
+) -> Response:
+    """Answer a conditional or range request from a response.
+
+    The rules, in the order of RFC 9110 §13.2.2:
+
+    1. A response other than 2xx is returned as it is (§13.2.1).
+    2. ``If-Match`` (strong comparison) failing, or, without it,
+       ``If-Unmodified-Since`` older than ``Last-Modified``: 412.
+    3. ``If-None-Match`` (weak comparison) matching: 304 for GET and HEAD,
+       412 for other methods. Without it, for GET and HEAD,
+       ``If-Modified-Since`` not older than ``Last-Modified``: 304. This
+       holds whether or not a ``Range`` header is present.
+    4. A 200 to GET or HEAD whose body has a known length (``bytes`` or a
+       :class:`~sansio_http.FileBody` with a ``content_length``) is range
+       capable: it gets ``Accept-Ranges: bytes`` and ``Content-Length``.
+       Then a ``Range`` gives 206 with ``Content-Range`` for one range, a
+       ``multipart/byteranges`` 206 for several, and 416 with
+       ``Content-Range: bytes */length`` when none is satisfiable.
+
+    The full 200 is sent instead of a 206 when ``If-Range`` does not match
+    (a weak or different ETag, a date other than ``Last-Modified``), when
+    ``Range`` is malformed or not in bytes, when the body is empty, when it
+    asks for more than ``max_ranges`` ranges, or when its ranges add up to
+    more bytes than the body (overlaps, as in CVE-2011-3192). Streamed
+    bodies and responses with ``Accept-Ranges: none`` get no 206.
+
+    A 304 keeps only :data:`NOT_MODIFIED_HEADERS`. A 412 or 416 keeps the
+    same headers (416 adds ``Content-Range``) and has an empty body, so the
+    client can refresh its validators. Validators are read from the
+    response's ``ETag`` and ``Last-Modified`` headers.
+
+    Args:
+        response: The response the request would get unconditionally.
+        request: The request; only ``method`` and ``headers`` are read.
+        max_ranges: The most ranges one request may ask for.
+
+    Returns:
+        ``response`` itself when nothing changes, else a new response.
+    """
+    if not 200 <= response.status < 300:
+        return response
+    method = request.method
+    headers = request.headers
+    etag, etag_is_weak = _response_etag(response)
+    last_modified = parse_date(response.headers.get("last-modified") or "")
+
+    # RFC 9110 §13.2.2 step 1 and 2: If-Match, else If-Unmodified-Since.
+    if_match = _list_header(headers, "if-match")
+    if if_match is not None:
+        tags = parse_etags(if_match)
+        # A weak ETag never matches strongly (RFC 9110 §8.8.3.2).
+        strong_etag = None if etag_is_weak else etag
+        if not (tags.is_star or (strong_etag is not None and tags.contains_strong(strong_etag))):
+            return _answer_without_body(response, 412)
+    elif last_modified is not None:
+        unmodified_since = parse_date(headers.get("if-unmodified-since") or "")
+        if unmodified_since is not None and last_modified > unmodified_since:
+            return _answer_without_body(response, 412)
+
+    # Step 3 and 4: If-None-Match, else If-Modified-Since (GET and HEAD only).
+    if_none_match = _list_header(headers, "if-none-match")
+    if if_none_match is not None:
+        tags = parse_etags(if_none_match)
+        if tags.is_star or (etag is not None and tags.contains_weak(etag)):
+            return _answer_without_body(response, 304 if method in _SAFE_METHODS else 412)
+    elif method in _SAFE_METHODS and last_modified is not None:
+        modified_since = parse_date(headers.get("if-modified-since") or "")
+        if modified_since is not None and last_modified <= modified_since:
+            return _answer_without_body(response, 304)
+
+    # Step 5: Range, for a 200 to GET or HEAD whose length is known.
+    body = response.body
+    if isinstance(body, bytes):
+        length = len(body)
+    elif isinstance(body, FileBody) and body.content_length is not None:
+        length = body.content_length
+    else:
+        return response  # a stream: its length is unknown, so no range applies
+    if (
+        method not in _SAFE_METHODS
+        or response.status != 200
+        or "content-range" in response.headers
+        or (response.headers.get("accept-ranges") or "").strip().lower() == "none"
+    ):
+        return response
+    full = _full(response, body, length)
+    range_header = headers.get("range")
+    # An empty body has no byte to send a range of; RFC 9110 §14.1.2 would make
+    # every range unsatisfiable, and a 416 for an empty file helps no client.
+    if range_header is None or length == 0:
+        return full
+    if_range = headers.get("if-range")
+    if if_range is not None and not _if_range_holds(if_range, etag, etag_is_weak, last_modified):
+        return full
+    requested = parse_range(range_header, max_ranges=max_ranges)
+    if requested is None:  # malformed, another unit, or too many ranges
+        return full
+    spans = requested.resolve(length)
+    if not spans:
+        # RFC 9110 §15.5.17: a 416 names the current length.
+        answer = _answer_without_body(response, 416)
+        answer.headers["Content-Range"] = unsatisfied_range(length)
+        return answer
+    # SECURITY: overlapping ranges that add up to more than the body are an
+    # amplification attack (CVE-2011-3192); RFC 9110 §14.2 lets us ignore them.
+    if _requested_bytes(requested.ranges, length) > length:
+        return full
+    if len(spans) == 1:
+        start, stop = spans[0]
+        headers_206 = full.headers.copy()
+        headers_206["Content-Range"] = content_range(start, stop, length)
+        headers_206["Content-Length"] = str(stop - start)
+        return _rebuild(206, _cut(body, start, stop), headers_206)
+    return _multipart(response, full.headers, body, spans, length)
+
+
+def _list_header(headers: Headers, name: str) -> str | None:
+    # If-Match and If-None-Match are lists that may span several fields (RFC 9110 §5.3).
+    value = headers.get_joined(name)
+    return value if value is not None and value.strip() else None
+
+
+def _response_etag(response: Response) -> tuple[str | None, bool]:
+    value = response.headers.get("etag")
+    if value is None:
+        return None, False
+    return unquote_etag(value)
+
+
+def _if_range_holds(
+    value: str, etag: str | None, etag_is_weak: bool, last_modified: datetime | None
+) -> bool:
+    # RFC 9110 §13.1.5: an entity tag must match strongly; a date must be exactly the
+    # Last-Modified date (a weak date validator never holds).
+    condition = parse_if_range(value)
+    if condition.etag is not None:
+        return not condition.weak and not etag_is_weak and condition.etag == etag
+    return condition.date is not None and condition.date == last_modified
+
+
+def _cut(body: bytes | FileBody, start: int, stop: int) -> bytes | FileBody:
+    return body[start:stop] if isinstance(body, bytes) else body.slice(start, stop)
+
+
+def _full(response: Response, body: bytes | FileBody, length: int) -> Response:
+    # A range-capable 200 says so (RFC 9110 §14.3) and states its length.
+    if response.headers.get("accept-ranges") == "bytes" and response.headers.get(
+        "content-length"
+    ) == str(length):
+        return response
+    headers = response.headers.copy()
+    headers["Accept-Ranges"] = "bytes"
+    headers["Content-Length"] = str(length)
+    return _rebuild(200, body, headers)
+
+
+def _answer_without_body(response: Response, status: int) -> Response:
+    headers = MutableHeaders(
+        [(name, value) for name, value in response.headers.items() if name in NOT_MODIFIED_HEADERS]
+    )
+    if status != 304:
+        # RFC 9110 §15.4.5: a 304 has no Content-Length to describe (its body is
+        # implied); a 412 or 416 carries an empty body, so it says 0.
+        headers["Content-Length"] = "0"
+    return _rebuild(status, b"", headers)
+
+
+def _multipart(
+    response: Response,
+    headers: MutableHeaders,
+    body: bytes | FileBody,
+    spans: list[tuple[int, int]],
+    length: int,
+) -> Response:
+    # RFC 9110 §14.6: each part has the representation's Content-Type and its own
+    # Content-Range; the boundary must not occur in the content.
+    boundary = _boundary(body, spans, length, headers.get("etag"))
+    content_type = headers.get("content-type")
+    type_line = (
+        b"" if content_type is None else b"Content-Type: %s\r\n" % content_type.encode("latin-1")
+    )
+    pieces: list[bytes | tuple[int, int]] = []
+    for index, (start, stop) in enumerate(spans):
+        pieces.append(
+            b"%s--%s\r\n%sContent-Range: %s\r\n\r\n"
+            % (
+                b"\r\n" if index else b"",
+                boundary,
+                type_line,
+                content_range(start, stop, length).encode("latin-1"),
+            )
+        )
+        pieces.append((start, stop))
+    pieces.append(b"\r\n--%s--\r\n" % boundary)
+    payload: bytes | FileBody
+    if isinstance(body, bytes):
+        payload = b"".join(
+            piece if isinstance(piece, bytes) else body[piece[0] : piece[1]] for piece in pieces
+        )
+    else:
+        # PERF: the file is not read here: its regions become segments between the
+        # part headers, and the adapter reads only those.
+        segments: list[Segment] = []
+        for piece in pieces:
+            if isinstance(piece, bytes):
+                segments.append(piece)
+            else:
+                segments.extend(body.slice(*piece).segments)
+        payload = FileBody.from_segments(body.path, segments)
+    multipart_headers = headers.copy()
+    multipart_headers["Content-Type"] = f"multipart/byteranges; boundary={boundary.decode()}"
+    return _rebuild(206, payload, multipart_headers)
+
+
+def _boundary(
+    body: bytes | FileBody, spans: list[tuple[int, int]], length: int, etag: str | None
+) -> bytes:
+    # NOTE: derived, not random, so that the answer is the same for the same
+    # request under every adapter. A bytes body is checked for the boundary; a
+    # file cannot be (the core does not read it), but 32 hex digits of a hash of
+    # its validators and the ranges will not occur in it by chance.
+    seed = f"{etag}|{length}|{spans}".encode("latin-1", "replace")
+    # A body holds fewer distinct 34-byte runs than there are boundaries, so this ends.
+    attempt = 0
+    while True:
+        boundary = hashlib.sha256(b"%d|%s" % (attempt, seed)).hexdigest()[:32].encode()
+        if not isinstance(body, bytes) or b"--" + boundary not in body:
+            return boundary
+        attempt += 1
+
+
+def _requested_bytes(ranges: list[tuple[int | None, int | None]], length: int) -> int:
+    # What the ranges would send before Range.resolve merges overlaps: "0-,0-,0-"
+    # asks for three copies of the body, and a client that does so is not a real one.
+    total = 0
+    for first, last in ranges:
+        if first is None:
+            total += min(last or 0, length)
+        elif first < length:
+            total += (length if last is None else min(last + 1, length)) - first
+    return total
+
+
+def _rebuild(status: int, body: bytes | FileBody, headers: MutableHeaders) -> Response:
+    # NOTE: a plain Response, whatever the class of the original: what is sent is
+    # the same. Its constructor sets Content-Length from a sized body, none on a 304.
+    return Response(body, status, headers)

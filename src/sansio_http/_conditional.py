@@ -111,7 +111,6 @@ def make_conditional(
     method = request.method
     headers = request.headers
     etag, etag_is_weak = _response_etag(response)
-    last_modified = parse_date(response.headers.get("last-modified") or "")
 
     # RFC 9110 §13.2.2 step 1 and 2: If-Match, else If-Unmodified-Since.
     if_match = _list_header(headers, "if-match")
@@ -121,10 +120,12 @@ def make_conditional(
         strong_etag = None if etag_is_weak else etag
         if not (tags.is_star or (strong_etag is not None and tags.contains_strong(strong_etag))):
             return _answer_without_body(response, 412)
-    elif last_modified is not None:
-        unmodified_since = parse_date(headers.get("if-unmodified-since") or "")
-        if unmodified_since is not None and last_modified > unmodified_since:
-            return _answer_without_body(response, 412)
+    else:
+        unmodified_since = parse_date(headers.get("if-unmodified-since"))
+        last_modified = _last_modified(response) if unmodified_since is not None else None
+        if unmodified_since is not None and last_modified is not None:
+            if last_modified > unmodified_since:  # changed since the client's copy
+                return _answer_without_body(response, 412)
 
     # Step 3 and 4: If-None-Match, else If-Modified-Since (GET and HEAD only).
     if_none_match = _list_header(headers, "if-none-match")
@@ -132,10 +133,12 @@ def make_conditional(
         tags = parse_etags(if_none_match)
         if tags.is_star or (etag is not None and tags.contains_weak(etag)):
             return _answer_without_body(response, 304 if method in _SAFE_METHODS else 412)
-    elif method in _SAFE_METHODS and last_modified is not None:
-        modified_since = parse_date(headers.get("if-modified-since") or "")
-        if modified_since is not None and last_modified <= modified_since:
-            return _answer_without_body(response, 304)
+    elif method in _SAFE_METHODS:
+        modified_since = parse_date(headers.get("if-modified-since"))
+        last_modified = _last_modified(response) if modified_since is not None else None
+        if modified_since is not None and last_modified is not None:
+            if last_modified <= modified_since:  # the client's copy is current
+                return _answer_without_body(response, 304)
 
     # Step 5: Range, for a 200 to GET or HEAD whose length is known.
     body = response.body
@@ -145,42 +148,40 @@ def make_conditional(
         length = body.content_length
     else:
         return response  # a stream: its length is unknown, so no range applies
+    response_headers = response.headers
     if (
         method not in _SAFE_METHODS
         or response.status != 200
-        or "content-range" in response.headers
-        or (response.headers.get("accept-ranges") or "").strip().lower() == "none"
+        or "content-range" in response_headers
+        or (response_headers.get("accept-ranges") or "").strip().lower() == "none"
     ):
         return response
-    full = _full(response, body, length)
     range_header = headers.get("range")
     # An empty body has no byte to send a range of; RFC 9110 §14.1.2 would make
     # every range unsatisfiable, and a 416 for an empty file helps no client.
     if range_header is None or length == 0:
-        return full
+        return _full(response, body, length)
     if_range = headers.get("if-range")
-    if if_range is not None and not _if_range_holds(if_range, etag, etag_is_weak, last_modified):
-        return full
+    if if_range is not None and not _if_range_holds(if_range, etag, etag_is_weak, response):
+        return _full(response, body, length)
     requested = parse_range(range_header, max_ranges=max_ranges)
     if requested is None:  # malformed, another unit, or too many ranges
-        return full
+        return _full(response, body, length)
     spans = requested.resolve(length)
     if not spans:
         # RFC 9110 §15.5.17: a 416 names the current length.
-        answer = _answer_without_body(response, 416)
-        answer.headers["Content-Range"] = unsatisfied_range(length)
-        return answer
+        return _answer_without_body(response, 416, unsatisfied_range(length))
     # SECURITY: overlapping ranges that add up to more than the body are an
     # amplification attack (CVE-2011-3192); RFC 9110 §14.2 lets us ignore them.
     if _requested_bytes(requested.ranges, length) > length:
-        return full
-    if len(spans) == 1:
-        start, stop = spans[0]
-        headers_206 = full.headers.copy()
-        headers_206["Content-Range"] = content_range(start, stop, length)
-        headers_206["Content-Length"] = str(stop - start)
-        return _rebuild(206, _cut(body, start, stop), headers_206)
-    return _multipart(response, full.headers, body, spans, length)
+        return _full(response, body, length)
+    partial_headers = response_headers.copy()
+    partial_headers["Accept-Ranges"] = "bytes"
+    if len(spans) > 1:
+        return _multipart(partial_headers, body, spans, length)
+    start, stop = spans[0]
+    partial_headers["Content-Range"] = content_range(start, stop, length)
+    return _rebuild(206, _cut(body, start, stop), partial_headers)
 
 
 def _list_header(headers: Headers, name: str) -> str | None:
@@ -196,15 +197,18 @@ def _response_etag(response: Response) -> tuple[str | None, bool]:
     return unquote_etag(value)
 
 
-def _if_range_holds(
-    value: str, etag: str | None, etag_is_weak: bool, last_modified: datetime | None
-) -> bool:
+def _last_modified(response: Response) -> datetime | None:
+    # PERF: parsed only when a request names a date to compare it with.
+    return parse_date(response.headers.get("last-modified"))
+
+
+def _if_range_holds(value: str, etag: str | None, etag_is_weak: bool, response: Response) -> bool:
     # RFC 9110 §13.1.5: an entity tag must match strongly; a date must be exactly the
     # Last-Modified date (a weak date validator never holds).
     condition = parse_if_range(value)
     if condition.etag is not None:
         return not condition.weak and not etag_is_weak and condition.etag == etag
-    return condition.date is not None and condition.date == last_modified
+    return condition.date is not None and condition.date == _last_modified(response)
 
 
 def _cut(body: bytes | FileBody, start: int, stop: int) -> bytes | FileBody:
@@ -223,10 +227,14 @@ def _full(response: Response, body: bytes | FileBody, length: int) -> Response:
     return _rebuild(200, body, headers)
 
 
-def _answer_without_body(response: Response, status: int) -> Response:
-    headers = MutableHeaders(
-        [(name, value) for name, value in response.headers.items() if name in NOT_MODIFIED_HEADERS]
-    )
+def _answer_without_body(
+    response: Response, status: int, unsatisfied: str | None = None
+) -> Response:
+    headers = response.headers.copy()
+    for name in set(headers) - NOT_MODIFIED_HEADERS:
+        headers.remove(name)
+    if unsatisfied is not None:
+        headers["Content-Range"] = unsatisfied
     if status != 304:
         # RFC 9110 §15.4.5: a 304 has no Content-Length to describe (its body is
         # implied); a 412 or 416 carries an empty body, so it says 0.
@@ -235,7 +243,6 @@ def _answer_without_body(response: Response, status: int) -> Response:
 
 
 def _multipart(
-    response: Response,
     headers: MutableHeaders,
     body: bytes | FileBody,
     spans: list[tuple[int, int]],

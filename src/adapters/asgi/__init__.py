@@ -1,1 +1,18 @@
-"""The ASGI adapter: scope and ``receive()`` in, ``send()`` out."""
+"""The ASGI adapter: scope and ``receive()`` in, ``send()`` out.
+
+- :class:`ASGIRequest`: a :class:`~sansio_http.Request` read from a scope,
+  with ``await body()``, ``stream()``, ``await form()``, ``await json()``
+  and disconnect detection.
+- :class:`WebSocket` and :class:`WebSocketDisconnect`: websocket sessions.
+- :func:`asgi_app`: ``async def handler(request) -> Response`` as an ASGI 3
+  application, with lifespan hooks and a websocket handler.
+"""
+
+from __future__ import annotations
+
+from ._app import asgi_app as asgi_app
+from ._request import ASGIRequest as ASGIRequest
+from ._websocket import WebSocket as WebSocket
+from ._websocket import WebSocketDisconnect as WebSocketDisconnect
+
+__all__ = ["ASGIRequest", "WebSocket", "WebSocketDisconnect", "asgi_app"]

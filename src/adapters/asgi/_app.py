@@ -1,0 +1,225 @@
+"""ASGI applications: a request handler as an ASGI 3 callable.
+
+:func:`asgi_app` turns ``async def handler(request) -> Response`` (plus an
+optional websocket handler and lifespan hooks) into an application that
+uvicorn, hypercorn or the development server can run. The serving functions
+below it, :func:`serve_http` and :func:`serve_websocket`, hold the rules
+every ASGI application of this package follows: who answers an error, when
+a disconnect is silent, what an exception after the response head means.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Collection, Iterable
+from typing import Any
+
+from sansio_http._errors import HTTPError, InternalServerError
+from sansio_http._formdata import FormLimits, SpoolFactory
+from sansio_http._response import Response
+
+from ._lifespan import Hook, Lifespan
+from ._receive import Receiver
+from ._request import ASGIRequest
+from ._response import ResponseSender
+from ._types import ASGIApp, Receive, Scope, Send
+from ._websocket import WebSocket, WebSocketDisconnect
+
+__all__ = ["Handler", "WebSocketHandler", "asgi_app", "serve_http", "serve_websocket"]
+
+logger = logging.getLogger("sansio_http.asgi")
+
+#: An HTTP request handler: ``async def handler(request) -> Response``.
+Handler = Callable[[ASGIRequest], Awaitable[Response]]
+
+#: A websocket session handler: ``async def handler(websocket) -> None``.
+WebSocketHandler = Callable[[WebSocket], Awaitable[None]]
+
+
+async def serve_http(
+    scope: Scope, receive: Receive, send: Send, handler: Handler, **request_args: Any
+) -> None:
+    """Answer one HTTP request: build the request, call ``handler``, send.
+
+    - An :class:`~sansio_http.HTTPError` from the handler (or from reading
+      the body) is answered with its response.
+    - Any other exception before the response head is logged and answered
+      with a 500; after the head it propagates, so that the server closes
+      the connection (the head already promised a complete body).
+    - When the client has gone, nothing is sent and nothing propagates: a
+      disconnect is never a 500 or an error for the server to log.
+
+    Args:
+        scope: The ``http`` scope.
+        receive: The server's ``receive``.
+        send: The server's ``send``.
+        handler: Makes the response.
+        **request_args: Keyword arguments for :class:`ASGIRequest`.
+    """
+    receiver = Receiver(receive)
+    request = ASGIRequest(scope, receiver, **request_args)
+    sender = ResponseSender(send, receiver, scope.get("extensions"))
+    head = request.method == "HEAD"
+    try:
+        try:
+            response = await handler(request)
+        except HTTPError as exc:
+            if receiver.disconnected:
+                return
+            response = exc.to_response(request)
+        except Exception:
+            if receiver.disconnected:
+                logger.info("error after the client disconnected", exc_info=True)
+                return
+            logger.exception("error in the request handler")
+            response = InternalServerError().to_response(request)
+        try:
+            await sender.send(response, head=head)
+        except Exception:
+            if sender.disconnected:
+                return
+            if sender.started:
+                # NOTE: the head promised a body that cannot be finished; the
+                # server must close the connection (ASGI spec, "Response").
+                raise
+            logger.exception("error before the response head was sent")
+            with contextlib.suppress(OSError):
+                await sender.send(InternalServerError().to_response(request), head=head)
+    finally:
+        await request.close()
+
+
+async def serve_websocket(
+    scope: Scope, receive: Receive, send: Send, handler: WebSocketHandler | None, **args: Any
+) -> None:
+    """Run one websocket session and make sure it ends properly.
+
+    A session the handler leaves connecting is refused (403), one it leaves
+    open is closed with 1000. An exception from the handler is logged and
+    ends the session: with a 500 response when the server offers the
+    ``websocket.http.response`` extension and the session was never
+    accepted, else with close code 1011 (RFC 6455 §7.4.1, internal error).
+    A disconnect is not an error.
+
+    Args:
+        scope: The ``websocket`` scope.
+        receive: The server's ``receive``.
+        send: The server's ``send``.
+        handler: Runs the session; None refuses every connection.
+        **args: Keyword arguments for :class:`WebSocket`.
+    """
+    websocket = WebSocket(scope, receive, send, **args)
+    try:
+        if handler is not None:
+            await handler(websocket)
+    except WebSocketDisconnect:
+        return
+    except HTTPError as exc:
+        await _refuse(websocket, exc)
+        return
+    except Exception:
+        logger.exception("error in the websocket handler")
+        await _refuse(websocket, InternalServerError())
+        return
+    try:
+        await websocket.close()
+    except WebSocketDisconnect:
+        pass
+
+
+async def _refuse(websocket: WebSocket, error: HTTPError) -> None:
+    try:
+        if websocket.closed:
+            return
+        if websocket.connected:
+            await websocket.close(1011 if error.status >= 500 else 1008)
+        else:
+            await websocket.deny(error.to_response(websocket.request))
+    except WebSocketDisconnect:
+        pass
+
+
+class _HandlerApp:
+    """An ASGI 3 application around a request handler (see `asgi_app`)."""
+
+    __slots__ = ("_lifespan", "handler", "request_args", "websocket")
+
+    def __init__(
+        self,
+        handler: Handler,
+        websocket: WebSocketHandler | None,
+        lifespan: Lifespan,
+        request_args: dict[str, Any],
+    ) -> None:
+        self.handler = handler
+        self.websocket = websocket
+        self._lifespan = lifespan
+        self.request_args = request_args
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        state = self._lifespan.state
+        if kind == "http":
+            if state is not None:
+                await serve_http(
+                    scope, receive, send, self.handler, state=state, **self.request_args
+                )
+            else:
+                await serve_http(scope, receive, send, self.handler, **self.request_args)
+        elif kind == "websocket":
+            await serve_websocket(scope, receive, send, self.websocket, state=state)
+        elif kind == "lifespan":
+            await self._lifespan(scope, receive, send)
+        else:
+            raise ValueError(f"unknown ASGI scope type {kind!r}")
+
+
+def asgi_app(
+    handler: Handler,
+    *,
+    websocket: WebSocketHandler | None = None,
+    on_startup: Iterable[Hook] = (),
+    on_shutdown: Iterable[Hook] = (),
+    max_content_length: int | None = None,
+    form_limits: FormLimits | None = None,
+    spool: SpoolFactory | None = None,
+    trusted_hosts: Collection[str] | None = None,
+) -> ASGIApp:
+    """Make an ASGI 3 application from ``async def handler(request)``.
+
+    Example::
+
+        async def hello(request: ASGIRequest) -> Response:
+            return Response(f"Hello, {request.args.get('name', 'world')}!")
+
+        app = asgi_app(hello)   # uvicorn module:app
+
+    Args:
+        handler: Answers each HTTP request with a
+            :class:`~sansio_http.Response`; raising an
+            :class:`~sansio_http.HTTPError` answers with its response.
+        websocket: Runs each websocket session; without one, websocket
+            connections are refused (403).
+        on_startup: Called with the lifespan state (a dict that requests
+            see as ``request.state``) before the server accepts requests,
+            sync or async; an error stops the server from starting.
+        on_shutdown: Called with the lifespan state when the server stops.
+        max_content_length: The most request body bytes read, or None.
+        form_limits: The limits of ``request.form()``.
+        spool: Makes the file each upload is written to.
+        trusted_hosts: The host names requests accept, or None for any.
+
+    Returns:
+        The ASGI application.
+    """
+    request_args: dict[str, Any] = {}
+    if max_content_length is not None:
+        request_args["max_content_length"] = max_content_length
+    if form_limits is not None:
+        request_args["form_limits"] = form_limits
+    if spool is not None:
+        request_args["spool"] = spool
+    if trusted_hosts is not None:
+        request_args["trusted_hosts"] = trusted_hosts
+    return _HandlerApp(handler, websocket, Lifespan(on_startup, on_shutdown), request_args)

@@ -1,0 +1,329 @@
+"""``ASGIRequest``: a core ``Request`` read from a scope, with its body.
+
+The request's head comes from the scope without copying (the raw header
+pairs are kept by reference); the body is read from ``receive()`` only when
+asked for, through :meth:`ASGIRequest.body`, :meth:`~ASGIRequest.stream`,
+:meth:`~ASGIRequest.form` or :meth:`~ASGIRequest.json`, with
+``max_content_length`` enforced as the bytes arrive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from collections.abc import AsyncIterator, Collection
+from typing import Any, Final
+
+from sansio_http._errors import ClientDisconnected, RequestEntityTooLarge
+from sansio_http._formdata import FormData, FormLimits, SpoolFactory, UploadedFile
+from sansio_http._forms import FormDecoder
+from sansio_http._json import decode_json
+from sansio_http._multidict import ImmutableMultiDict
+from sansio_http._request import Request
+
+from ._receive import Receiver
+from ._scope import client_address, server_address, split_path
+from ._types import Receive, Scope
+
+__all__ = ["FORM_BATCH_SIZE", "SPOOL_MAX_SIZE", "ASGIRequest", "default_spool"]
+
+# Uploads stay in memory up to 1 MiB per file, as Starlette's do (Werkzeug
+# keeps 500 KiB), then roll over to a temporary file on disk.
+SPOOL_MAX_SIZE: Final = 1024 * 1024
+
+# PERF: a form body is decoded on the event loop while the total fed stays
+# within SPOOL_MAX_SIZE, so no default spool can reach the disk there; past
+# that, chunks are decoded in the thread pool in batches of this size. One
+# batch is decoded while the next is received, so memory stays near two
+# batches and the loop never waits on a disk write.
+FORM_BATCH_SIZE: Final = 1024 * 1024
+
+
+def default_spool() -> tempfile.SpooledTemporaryFile[bytes]:
+    """Return an empty file kept in memory up to ``SPOOL_MAX_SIZE`` bytes."""
+    return tempfile.SpooledTemporaryFile(max_size=SPOOL_MAX_SIZE)
+
+
+# The states of the body.
+_UNREAD, _STREAMING, _READ, _CACHED = range(4)
+
+
+class ASGIRequest(Request):
+    """A :class:`~sansio_http.Request` read from an ASGI scope, with a body.
+
+    ``path`` and ``root_path`` mean what they mean under WSGI whether or not
+    the server includes ``root_path`` in the scope's ``path``.
+
+    Args:
+        scope: The ``http`` (or ``websocket``) connection scope.
+        receive: The server's ``receive`` callable, or a shared
+            :class:`~sansio_http.asgi._receive.Receiver` over it.
+        max_content_length: The most body bytes accepted, or None for no
+            limit; checked against Content-Length and while streaming, so
+            it also holds for chunked bodies.
+        form_limits: The limits :meth:`form` enforces; the
+            :class:`~sansio_http.FormLimits` defaults when None.
+        spool: Makes the file each upload is written to; by default one
+            kept in memory up to 1 MiB, then on disk.
+        state: The lifespan state, when the server does not put one in the
+            scope itself.
+        trusted_hosts: As for :class:`~sansio_http.Request`.
+    """
+
+    #: The connection scope, as the server passed it.
+    scope: Scope
+    #: The most body bytes accepted, or None for no limit.
+    max_content_length: int | None
+
+    def __init__(
+        self,
+        scope: Scope,
+        receive: Receive | Receiver,
+        *,
+        max_content_length: int | None = None,
+        form_limits: FormLimits | None = None,
+        spool: SpoolFactory | None = None,
+        state: dict[str, Any] | None = None,
+        trusted_hosts: Collection[str] | None = None,
+    ) -> None:
+        path, root_path = split_path(scope["path"], scope.get("root_path", ""))
+        super().__init__(
+            scope.get("method", "GET"),
+            path,
+            scope.get("query_string", b""),
+            scope["headers"],
+            scope.get("scheme") or ("ws" if scope["type"] == "websocket" else "http"),
+            client_address(scope.get("client")),
+            root_path,
+            server_address(scope.get("server")),
+            trusted_hosts=trusted_hosts,
+        )
+        self.scope = scope
+        self.max_content_length = max_content_length
+        self.form_limits = form_limits
+        self.spool: SpoolFactory = default_spool if spool is None else spool
+        self._receiver = receive if isinstance(receive, Receiver) else Receiver(receive)
+        self._state = state
+        self._body_state = _UNREAD
+        self._body: bytes | None = None
+        self._form: FormData | None = None
+
+    @property
+    def raw_path(self) -> bytes | None:
+        """The request target's path as sent, before decoding, if known."""
+        raw: bytes | None = self.scope.get("raw_path")
+        return raw
+
+    @property
+    def http_version(self) -> str:
+        """The HTTP version, such as ``"1.1"`` or ``"2"``."""
+        version: str = self.scope.get("http_version", "1.1")
+        return version
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """The lifespan state: what the startup hooks stored for requests.
+
+        Raises:
+            RuntimeError: Neither the server nor the application keeps one.
+        """
+        state = self.scope.get("state", self._state)
+        if state is None:
+            raise RuntimeError("the server and the application keep no lifespan state")
+        return state  # type: ignore[no-any-return]
+
+    @property
+    def receiver(self) -> Receiver:
+        """The shared reader of ``receive()`` messages for this request."""
+        return self._receiver
+
+    async def body(self) -> bytes:
+        """Read the whole body once and keep it.
+
+        Returns:
+            The body's bytes.
+
+        Raises:
+            RequestEntityTooLarge: The body exceeds ``max_content_length``.
+            ClientDisconnected: The client went away before the end.
+            RuntimeError: :meth:`stream` already consumed the body.
+        """
+        if self._body is None:
+            chunks = [chunk async for chunk in self.stream()]
+            # PERF: join returns a lone bytes chunk itself, without a copy.
+            self._body = b"".join(chunks)
+            self._body_state = _CACHED
+        return self._body
+
+    def stream(self) -> AsyncIterator[bytes]:
+        """Return the body as an async iterator of chunks, read as they arrive.
+
+        The body can be streamed once; after :meth:`body` the kept bytes are
+        streamed again. Empty chunks are skipped.
+
+        Returns:
+            An async iterator of non-empty ``bytes`` chunks.
+
+        Raises:
+            RuntimeError: The body was already streamed (raised here, at the
+                call, not at the first iteration).
+        """
+        if self._body is not None:
+            return _once(self._body)
+        if self._body_state != _UNREAD:
+            raise RuntimeError(
+                "the request body was already consumed by stream(); "
+                "call body() first to read it more than once"
+            )
+        self._body_state = _STREAMING
+        return self._chunks()
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        limit = self.max_content_length
+        if limit is not None:
+            declared = self.content_length
+            if declared is not None and declared > limit:
+                raise RequestEntityTooLarge(f"The body is larger than the limit of {limit} bytes")
+        received = 0
+        receive = self._receiver.receive
+        try:
+            while True:
+                message = await receive()
+                kind = message["type"]
+                if kind == "http.request":
+                    chunk = message.get("body", b"")
+                    if chunk:
+                        received += len(chunk)
+                        # Counted as the bytes arrive: a chunked body has no
+                        # Content-Length to check up front.
+                        if limit is not None and received > limit:
+                            raise RequestEntityTooLarge(
+                                f"The body is larger than the limit of {limit} bytes"
+                            )
+                        yield chunk
+                    if not message.get("more_body", False):
+                        return
+                elif kind == "http.disconnect":
+                    raise ClientDisconnected("The client disconnected before the body ended")
+        finally:
+            self._body_state = _READ
+
+    async def form(self) -> ImmutableMultiDict[str, str]:
+        """Read and decode a form body; return its text fields.
+
+        A body that is not ``application/x-www-form-urlencoded`` or
+        ``multipart/form-data`` gives an empty form, unread.
+
+        Returns:
+            The text fields, in body order.
+
+        Raises:
+            BadRequest: The body is malformed.
+            RequestEntityTooLarge: The body breaks a limit.
+            ClientDisconnected: The client went away before the end.
+        """
+        return (await self._decode_form()).form
+
+    async def files(self) -> ImmutableMultiDict[str, UploadedFile]:
+        """Read and decode a form body; return its uploaded files.
+
+        The files are closed by :meth:`close`, which the adapter's
+        applications call when the response is sent.
+
+        Returns:
+            The uploaded files, in body order.
+
+        Raises:
+            BadRequest: The body is malformed.
+            RequestEntityTooLarge: The body breaks a limit.
+            ClientDisconnected: The client went away before the end.
+        """
+        return (await self._decode_form()).files
+
+    async def _decode_form(self) -> FormData:
+        if self._form is not None:
+            return self._form
+        if not FormDecoder.supports(self.mimetype):
+            self._form = _EMPTY_FORM
+            return _EMPTY_FORM
+        decoder = FormDecoder(
+            self.mimetype,
+            self.mimetype_params,
+            content_length=self.content_length,
+            limits=self.form_limits,
+            spool=self.spool,
+        )
+        loop = asyncio.get_running_loop()
+        inline = 0
+        batch: list[bytes] = []
+        batch_size = 0
+        decoding: asyncio.Future[None] | None = None
+        try:
+            async for chunk in self.stream():
+                if not batch and inline + len(chunk) <= SPOOL_MAX_SIZE:
+                    inline += len(chunk)
+                    decoder.feed(chunk)
+                    continue
+                batch.append(chunk)
+                batch_size += len(chunk)
+                if batch_size >= FORM_BATCH_SIZE:
+                    if decoding is not None:
+                        await decoding
+                    decoding = loop.run_in_executor(None, _feed, decoder, batch)
+                    batch, batch_size = [], 0
+            if decoding is not None:
+                await decoding
+            if batch:
+                await loop.run_in_executor(None, _feed, decoder, batch)
+            self._form = decoder.close()
+        except BaseException:
+            if decoding is not None and not decoding.done():
+                # The thread cannot be stopped: let it finish with the decoder.
+                await asyncio.wait((decoding,))
+            # Closing an unfinished decoder discards the files it spooled.
+            with contextlib.suppress(Exception):
+                decoder.close()
+            raise
+        return self._form
+
+    async def json(self) -> Any:
+        """Read the body and decode it as JSON.
+
+        Returns:
+            The decoded value.
+
+        Raises:
+            BadRequest: The body is not valid JSON.
+            RequestEntityTooLarge: The body exceeds ``max_content_length``.
+            ClientDisconnected: The client went away before the end.
+        """
+        return decode_json(await self.body())
+
+    async def is_disconnected(self) -> bool:
+        """Return whether the client is known to have gone, without waiting.
+
+        Returns:
+            True once the server reported ``http.disconnect``.
+        """
+        return await self._receiver.poll()
+
+    async def close(self) -> None:
+        """Release what the request holds: a pending ``receive()``, uploads."""
+        await self._receiver.close()
+        form, self._form = self._form, None
+        if form is not None and form.files:
+            await asyncio.get_running_loop().run_in_executor(None, form.close)
+
+
+_EMPTY_FORM: Final = FormData(ImmutableMultiDict(), ImmutableMultiDict())
+
+
+def _feed(decoder: FormDecoder, chunks: list[bytes]) -> None:
+    for chunk in chunks:
+        decoder.feed(chunk)
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    if data:
+        yield data

@@ -1,0 +1,70 @@
+"""Reading an ASGI scope: the path below the mount point and the addresses.
+
+These are pure functions of the scope's values. They exist because ASGI
+servers disagree: some put ``root_path`` in front of ``path`` (as the ASGI
+specification asks since 2023) and some do not, and a request must mean the
+same thing on all of them and under WSGI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["client_address", "server_address", "split_path"]
+
+
+def split_path(path: str, root_path: str) -> tuple[str, str]:
+    """Return ``(path below the mount point, root_path)`` for a scope.
+
+    ``root_path`` is removed from the front of ``path`` only at a segment
+    boundary: under ``/app``, ``/app/users`` is ``/users`` and ``/app`` is
+    ``/``, while ``/application`` is a path that did not include the mount
+    point (a server that leaves ``root_path`` out) and stays whole.
+
+    Args:
+        path: The scope's ``path``: decoded text.
+        root_path: The scope's ``root_path``; a trailing ``/`` is ignored.
+
+    Returns:
+        The path, always starting with ``/``, and the root path without a
+        trailing ``/`` (empty when the application is not mounted).
+    """
+    if root_path:
+        root_path = root_path.rstrip("/")
+        if root_path and path.startswith(root_path):
+            end = len(root_path)
+            if len(path) == end:
+                return "/", root_path
+            if path[end] == "/":
+                return path[end:], root_path
+    return path if path[:1] == "/" else "/" + path, root_path
+
+
+def client_address(client: Any) -> str | None:
+    """Return the host of a scope's ``client``, or None when absent.
+
+    Args:
+        client: The scope's ``client``: ``[host, port]``, or None.
+
+    Returns:
+        The client's address as text.
+    """
+    if not client:
+        return None
+    return str(client[0])
+
+
+def server_address(server: Any) -> tuple[str, int | None] | None:
+    """Return a scope's ``server`` as a tuple, or None when absent.
+
+    Args:
+        server: The scope's ``server``: ``[host, port]``, ``[path, None]``
+            for a Unix socket, or None.
+
+    Returns:
+        ``(host, port)`` with the port None when it is not an int.
+    """
+    if not server:
+        return None
+    host, port = server[0], server[1]
+    return str(host), port if isinstance(port, int) else None

@@ -1,0 +1,404 @@
+from __future__ import annotations
+
+import asyncio
+import io
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from sansio_http._errors import BadRequest, ClientDisconnected, RequestEntityTooLarge
+from sansio_http._formdata import FormLimits
+from sansio_http._response import Response
+from sansio_http.asgi import ASGIRequest, asgi_app
+from sansio_http.asgi._request import SPOOL_MAX_SIZE
+from sansio_http.asgi._types import Message
+from tests.asgi.checker import http_scope, request, run
+
+FORM = (b"content-type", b"application/x-www-form-urlencoded")
+BOUNDARY = "b0undary"
+MULTIPART = (b"content-type", f"multipart/form-data; boundary={BOUNDARY}".encode())
+
+
+class Canned:
+    """A receive callable that returns prepared messages, then waits."""
+
+    def __init__(self, messages: Sequence[Message]) -> None:
+        self.messages = list(messages)
+        self.calls = 0
+
+    async def __call__(self) -> Message:
+        self.calls += 1
+        await asyncio.sleep(0)
+        if self.messages:
+            return self.messages.pop(0)
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+
+def chunks(*parts: bytes) -> list[Message]:
+    return [
+        {"type": "http.request", "body": part, "more_body": index < len(parts) - 1}
+        for index, part in enumerate(parts)
+    ]
+
+
+def make(
+    messages: Sequence[Message] = (), *, headers: Sequence[tuple[bytes, bytes]] = (), **args: Any
+) -> tuple[ASGIRequest, Canned]:
+    scope_args = {key: args.pop(key) for key in ("root_path", "query_string") if key in args}
+    path = args.pop("path", "/")
+    receive = Canned(messages)
+    scope = http_scope("POST", path, headers=headers, **scope_args)
+    return ASGIRequest(scope, receive, **args), receive
+
+
+def multipart(*parts: tuple[str, str | None, bytes]) -> bytes:
+    out = b""
+    for name, filename, data in parts:
+        disposition = f'form-data; name="{name}"'
+        if filename is not None:
+            disposition += f'; filename="{filename}"'
+        out += f"--{BOUNDARY}\r\nContent-Disposition: {disposition}\r\n\r\n".encode()
+        out += data + b"\r\n"
+    return out + f"--{BOUNDARY}--\r\n".encode()
+
+
+@pytest.mark.parametrize("path", ["/app/users/7", "/users/7"])
+def test_path_and_root_path_mean_the_same_on_every_server(path: str) -> None:
+    request, _ = make(path=path, root_path="/app", query_string=b"a=1&b=%C3%A9")
+    assert (request.path, request.root_path) == ("/users/7", "/app")
+    assert request.url == "http://testserver/app/users/7?a=1&b=%C3%A9"
+    assert request.args["b"] == "é"
+
+
+def test_scope_values_are_read_as_they_are() -> None:
+    request, _ = make(headers=[(b"x-token", b"abc"), (b"x-token", b"def")])
+    assert request.method == "POST"
+    assert request.headers.getlist("x-token") == ["abc", "def"]
+    assert request.remote_addr == "127.0.0.1"
+    assert request.server == ("127.0.0.1", 8000)
+    assert request.scheme == "http"
+    assert request.raw_path == b"/"
+    assert request.http_version == "1.1"
+    assert request.scope["type"] == "http"
+
+
+def test_state_comes_from_the_scope_or_the_application() -> None:
+    scope = http_scope(state={"db": "scope"})
+    assert ASGIRequest(scope, Canned([])).state == {"db": "scope"}
+    assert ASGIRequest(http_scope(), Canned([]), state={"db": "app"}).state == {"db": "app"}
+    with pytest.raises(RuntimeError, match="no lifespan state"):
+        _ = ASGIRequest(http_scope(), Canned([])).state
+
+
+def test_body_joins_the_chunks_and_skips_empty_ones() -> None:
+    async def main() -> tuple[bytes, bytes, int]:
+        request, receive = make(chunks(b"", b"ab", b"", b"cd", b""))
+        first = await request.body()
+        second = await request.body()
+        return first, second, receive.calls
+
+    assert run(main()) == (b"abcd", b"abcd", 5)
+
+
+def test_stream_yields_chunks_as_they_arrive() -> None:
+    async def main() -> list[bytes]:
+        request, _ = make(chunks(b"ab", b"", b"cd"))
+        return [chunk async for chunk in request.stream()]
+
+    assert run(main()) == [b"ab", b"cd"]
+
+
+def test_stream_twice_is_an_error_at_the_call() -> None:
+    async def main() -> None:
+        request, _ = make(chunks(b"ab"))
+        async for _ in request.stream():
+            pass
+        with pytest.raises(RuntimeError, match="already consumed"):
+            request.stream()
+        with pytest.raises(RuntimeError, match="already consumed"):
+            await request.body()
+
+    run(main())
+
+
+def test_stream_after_body_replays_the_kept_body() -> None:
+    async def main() -> list[bytes]:
+        request, _ = make(chunks(b"ab", b"cd"))
+        await request.body()
+        return [chunk async for chunk in request.stream()]
+
+    assert run(main()) == [b"abcd"]
+
+
+def test_empty_body_streams_nothing() -> None:
+    async def main() -> list[bytes]:
+        request, _ = make(chunks(b""))
+        await request.body()
+        return [chunk async for chunk in request.stream()]
+
+    assert run(main()) == []
+
+
+def test_declared_length_over_the_limit_is_refused_before_reading() -> None:
+    async def main() -> int:
+        request, receive = make(
+            chunks(b"x" * 11), headers=[(b"content-length", b"11")], max_content_length=10
+        )
+        with pytest.raises(RequestEntityTooLarge):
+            await request.body()
+        return receive.calls
+
+    assert run(main()) == 0
+
+
+def test_chunked_body_over_the_limit_is_refused_while_streaming() -> None:
+    async def main() -> list[bytes]:
+        request, _ = make(chunks(b"x" * 6, b"x" * 5), max_content_length=10)
+        seen: list[bytes] = []
+
+        async def collect() -> None:
+            async for chunk in request.stream():
+                seen.append(chunk)
+
+        with pytest.raises(RequestEntityTooLarge):
+            await collect()
+        return seen
+
+    assert run(main()) == [b"x" * 6]
+
+
+def test_body_at_the_limit_is_accepted() -> None:
+    async def main() -> bytes:
+        request, _ = make(chunks(b"x" * 6, b"x" * 4), max_content_length=10)
+        return await request.body()
+
+    assert run(main()) == b"x" * 10
+
+
+def test_disconnect_mid_body_raises_client_disconnected() -> None:
+    async def main() -> None:
+        request, _ = make([*chunks(b"ab", b"more")[:1], {"type": "http.disconnect"}])
+        with pytest.raises(ClientDisconnected):
+            await request.body()
+        assert await request.is_disconnected()
+
+    run(main())
+
+
+def test_unknown_messages_are_skipped() -> None:
+    async def main() -> bytes:
+        request, _ = make([{"type": "http.future"}, *chunks(b"ok")])
+        return await request.body()
+
+    assert run(main()) == b"ok"
+
+
+def test_is_disconnected_does_not_lose_the_body() -> None:
+    async def main() -> tuple[bool, bytes, bool]:
+        request, _ = make([*chunks(b"ab", b"cd"), {"type": "http.disconnect"}])
+        before = await request.is_disconnected()
+        body = await request.body()
+        after = await request.is_disconnected()
+        await request.close()
+        return before, body, after
+
+    assert run(main()) == (False, b"abcd", True)
+
+
+def test_json() -> None:
+    async def main() -> Any:
+        request, _ = make(chunks(b'{"a": [1, ', b'"\xc3\xa9"]}'))
+        return await request.json()
+
+    assert run(main()) == {"a": [1, "é"]}
+
+
+def test_invalid_json_is_a_400() -> None:
+    async def main() -> None:
+        request, _ = make(chunks(b"{nope"))
+        with pytest.raises(BadRequest):
+            await request.json()
+
+    run(main())
+
+
+def test_urlencoded_form() -> None:
+    async def main() -> tuple[list[str], str, int]:
+        request, _ = make(chunks(b"a=1&b=caf", b"%C3%A9&a=2"), headers=[FORM])
+        form = await request.form()
+        files = await request.files()
+        return form.getlist("a"), form["b"], len(files)
+
+    assert run(main()) == (["1", "2"], "café", 0)
+
+
+def test_multipart_form_with_a_file_closed_by_close() -> None:
+    body = multipart(("title", None, b"report"), ("upload", "a.txt", b"hello\r\nworld"))
+
+    async def main() -> None:
+        request, _ = make(chunks(body[:30], body[30:]), headers=[MULTIPART])
+        form = await request.form()
+        upload = (await request.files())["upload"]
+        assert form["title"] == "report"
+        assert (upload.filename, upload.read()) == ("a.txt", b"hello\r\nworld")
+        await request.close()
+        assert upload.stream.closed  # type: ignore[attr-defined]
+
+    run(main())
+
+
+def test_form_of_another_media_type_is_empty_and_leaves_the_body() -> None:
+    async def main() -> tuple[int, bytes]:
+        request, _ = make(chunks(b'{"a": 1}'), headers=[(b"content-type", b"application/json")])
+        form = await request.form()
+        return len(form), await request.body()
+
+    assert run(main()) == (0, b'{"a": 1}')
+
+
+def test_form_limits_apply() -> None:
+    async def main() -> None:
+        request, _ = make(
+            chunks(b"a=1&b=2&c=3"), headers=[FORM], form_limits=FormLimits(max_form_parts=2)
+        )
+        with pytest.raises(RequestEntityTooLarge):
+            await request.form()
+
+    run(main())
+
+
+def test_malformed_multipart_is_a_400_and_discards_spooled_files() -> None:
+    made: list[io.BytesIO] = []
+
+    def spool() -> io.BytesIO:
+        made.append(io.BytesIO())
+        return made[-1]
+
+    body = multipart(("upload", "a.bin", b"x" * 100))[:-10]
+
+    async def main() -> None:
+        request, _ = make(chunks(body), headers=[MULTIPART], spool=spool)
+        with pytest.raises(BadRequest):
+            await request.form()
+
+    run(main())
+    assert made
+    assert all(file.closed for file in made)
+
+
+def test_a_body_error_while_decoding_discards_spooled_files() -> None:
+    made: list[io.BytesIO] = []
+
+    def spool() -> io.BytesIO:
+        made.append(io.BytesIO())
+        return made[-1]
+
+    body = multipart(("upload", "a.bin", b"x" * (3 * SPOOL_MAX_SIZE)))
+    step = 64 * 1024
+    parts = [body[i : i + step] for i in range(0, len(body), step)]
+
+    async def main() -> None:
+        request, _ = make(
+            [*chunks(*parts)[:-3], {"type": "http.disconnect"}], headers=[MULTIPART], spool=spool
+        )
+        with pytest.raises(ClientDisconnected):
+            await request.form()
+
+    run(main())
+    assert made
+    assert all(file.closed for file in made)
+
+
+class ThreadRecordingSpool(io.BytesIO):
+    """A spool file that remembers which thread wrote how many bytes."""
+
+    def __init__(self, log: list[tuple[int, int]]) -> None:
+        super().__init__()
+        self.log = log
+
+    def write(self, data: Any, /) -> int:
+        self.log.append((threading.get_ident(), len(data)))
+        return super().write(data)
+
+
+def test_uploads_past_the_memory_threshold_are_written_off_the_loop() -> None:
+    size = 5 * SPOOL_MAX_SIZE
+    body = multipart(("upload", "big.bin", b"y" * size))
+    step = 64 * 1024
+    parts = [body[i : i + step] for i in range(0, len(body), step)]
+    log: list[tuple[int, int]] = []
+
+    async def main() -> int:
+        request, _ = make(
+            chunks(*parts), headers=[MULTIPART], spool=lambda: ThreadRecordingSpool(log)
+        )
+        upload = (await request.files())["upload"]
+        assert upload.size == size
+        await request.close()
+        return threading.get_ident()
+
+    loop_thread = run(main())
+    on_loop = sum(length for thread, length in log if thread == loop_thread)
+    assert sum(length for _, length in log) == size
+    assert on_loop <= SPOOL_MAX_SIZE
+
+
+class SlowDisk(io.BytesIO):
+    """Past the memory threshold, each write waits until ``release`` is set.
+
+    On the event loop's thread such a write would stall every other request;
+    the wait is bounded so that the test fails instead of hanging.
+    """
+
+    def __init__(self, release: threading.Event, spooling: threading.Event) -> None:
+        super().__init__()
+        self.release = release
+        self.spooling = spooling
+
+    def write(self, data: Any, /) -> int:
+        if self.tell() + len(data) > SPOOL_MAX_SIZE:
+            self.spooling.set()
+            if not self.release.wait(5):
+                raise TimeoutError("the other request never answered")
+        return super().write(data)
+
+
+def test_another_request_answers_while_a_50_mib_upload_spools() -> None:
+    release = threading.Event()
+    spooling = threading.Event()
+    size = 50 * 1024 * 1024
+    body = multipart(("upload", "big.bin", b"z" * size))
+    step = 256 * 1024
+    parts = [body[i : i + step] for i in range(0, len(body), step)]
+    order: list[str] = []
+
+    async def handler(req: ASGIRequest) -> Response:
+        if req.path == "/upload":
+            upload = (await req.files())["upload"]
+            order.append("upload done")
+            return Response(str(upload.size))
+        order.append("hello answered")
+        return Response(b"hello")
+
+    app = asgi_app(
+        handler,
+        form_limits=FormLimits(max_content_length=None),
+        spool=lambda: SlowDisk(release, spooling),
+    )
+
+    async def main() -> tuple[int, bytes]:
+        upload = asyncio.ensure_future(
+            request(app, "POST", "/upload", body=parts, headers=[MULTIPART])
+        )
+        while not spooling.is_set():
+            await asyncio.sleep(0.001)
+        hello = await request(app, "GET", "/hello")
+        release.set()
+        result = await upload
+        return hello.status, result.body
+
+    assert run(main()) == (200, str(size).encode())
+    assert order == ["hello answered", "upload done"]

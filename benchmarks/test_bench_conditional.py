@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import werkzeug.wrappers
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from sansio_http import Headers, make_conditional
-from sansio_http._response import Response
+from sansio_http import Headers, Response, make_conditional
 
 BODY = bytes(range(256)) * 256  # 64 KiB
 ETAG = '"5f3c-10000"'

@@ -84,7 +84,9 @@ def make_conditional(
        capable: it gets ``Accept-Ranges: bytes`` and ``Content-Length``.
        Then a ``Range`` gives 206 with ``Content-Range`` for one range, a
        ``multipart/byteranges`` 206 for several, and 416 with
-       ``Content-Range: bytes */length`` when none is satisfiable.
+       ``Content-Range: bytes */length`` when none is satisfiable. Ranges
+       that overlap or touch are merged and sent in ascending order, as
+       RFC 9110 §14.2 allows; a ``FileBody`` is narrowed, never read.
 
     The full 200 is sent instead of a 206 when ``If-Range`` does not match
     (a weak or different ETag, a date other than ``Last-Modified``), when
@@ -96,7 +98,9 @@ def make_conditional(
     A 304 keeps only :data:`NOT_MODIFIED_HEADERS`. A 412 or 416 keeps the
     same headers (416 adds ``Content-Range``) and has an empty body, so the
     client can refresh its validators. Validators are read from the
-    response's ``ETag`` and ``Last-Modified`` headers.
+    response's ``ETag`` and ``Last-Modified`` headers. The answer depends
+    on nothing else (no clock, no randomness): the same request gets the
+    same bytes under every adapter.
 
     Args:
         response: The response the request would get unconditionally.

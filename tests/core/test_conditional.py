@@ -9,9 +9,9 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from sansio_http import FileBody, FileRegion, Headers, make_conditional
+from sansio_http import FileBody, FileRegion, Headers, Response, make_conditional
 from sansio_http._conditional import NOT_MODIFIED_HEADERS
-from sansio_http._response import Response
+from sansio_http._request import Request
 from sansio_http.http import DEFAULT_MAX_RANGES
 
 BODY = b"0123456789"
@@ -505,8 +505,6 @@ def test_if_range_without_range_changes_nothing() -> None:
 
 
 def test_a_real_request_works_too() -> None:
-    from sansio_http._request import Request
-
     real = Request("GET", "/f", b"", [("range", "bytes=1-2")], "http", None, "")
     answer = make_conditional(response(), real)
     assert (answer.status, answer.body) == (206, b"12")

@@ -44,6 +44,7 @@ HeadersInput: TypeAlias = (
 
 _TEXT_PLAIN: Final = "text/plain; charset=utf-8"
 _TEXT_PLAIN_FIELD: Final = (b"content-type", b"text/plain; charset=utf-8")
+_JSON_FIELD: Final = (b"content-type", b"application/json")
 # PERF: the status lines of registered codes are built once.
 _STATUS_LINES: Final = {code: f"{code} {phrase}" for code, phrase in PHRASES.items()}
 # RFC 9110 §15.4: the redirections that carry a Location to follow.
@@ -67,6 +68,8 @@ def _has_no_length(status: int) -> bool:
 
 
 def _with_charset(content_type: str) -> str:
+    if content_type[:5].lower() != "text/":
+        return content_type  # PERF: only text types are parsed
     mimetype, params = parse_options_header(content_type)
     if mimetype.startswith("text/") and "charset" not in params:
         # A text type without a charset is read as US-ASCII or sniffed (RFC 2046 §4.1.2);
@@ -410,14 +413,20 @@ class Response:
         return f"<{type(self).__name__} {self.status_line!r} {self.content_type!r}>"
 
 
+# PERF: json.dumps builds a new encoder for every call that passes options; these two
+# are built once. Compact separators and UTF-8 text, as RFC 8259 §8.1 asks of JSON
+# exchanged between systems.
+_JSON_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_ASCII_JSON_ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
+
+
 def _dump_json(data: Any) -> bytes:
-    # Compact and UTF-8, as RFC 8259 §8.1 requires for JSON exchanged between systems.
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    text = _JSON_ENCODER.encode(data)
     try:
         return text.encode()
     except UnicodeEncodeError:
         # A lone surrogate cannot be UTF-8; as an escape it is still valid JSON text.
-        return json.dumps(data, separators=(",", ":")).encode()
+        return _ASCII_JSON_ENCODER.encode(data).encode()
 
 
 class JSONResponse(Response):
@@ -450,8 +459,22 @@ class JSONResponse(Response):
         else:
             text = dumps(data)
             body = text.encode() if isinstance(text, str) else text
-        # RFC 8259 §11: application/json has no charset parameter; it is UTF-8.
-        super().__init__(body, status, headers, "application/json")
+        if headers is not None or type(body) is not bytes:
+            # RFC 8259 §11: application/json has no charset parameter; it is UTF-8.
+            super().__init__(body, status, headers, "application/json")
+            return
+        # PERF: without headers, the fields are known to be valid: store them encoded, as
+        # Response does for text.
+        if type(status) is not int or not 100 <= status <= 599:
+            status = _checked_status(status)
+        self._status = status
+        self._body = body
+        self._headers = None
+        self._fields = (
+            [_JSON_FIELD]
+            if _has_no_length(status)
+            else [_JSON_FIELD, (b"content-length", b"%d" % len(body))]
+        )
 
 
 # RFC 3986 §2.2 reserved characters, plus "%" for escapes already in the IRI. Letters,

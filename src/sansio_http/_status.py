@@ -13,6 +13,8 @@ from typing import Final
 
 __all__ = ["PHRASES", "reason_phrase"]
 
+#: Reason phrases by status code (read-only), after RFC 9110 §15 and the RFCs that
+#: registered the other codes in use.
 PHRASES: Final[Mapping[int, str]] = MappingProxyType(
     {
         # 1xx Informational: RFC 9110 §15.2, plus 102 (RFC 2518) and 103 (RFC 8297).

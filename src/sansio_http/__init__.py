@@ -10,20 +10,152 @@ real transport.
 from __future__ import annotations
 
 # [imports: headers and multidicts]
+from sansio_http._headers import HeaderValueError as HeaderValueError
+from sansio_http._headers import Headers as Headers
+from sansio_http._headers import MutableHeaders as MutableHeaders
+from sansio_http._multidict import ImmutableMultiDict as ImmutableMultiDict
+from sansio_http._multidict import MultiDict as MultiDict
+from sansio_http._urlencoded import parse_urlencoded as parse_urlencoded
 # [imports: errors]
+from sansio_http._errors import BadGateway as BadGateway
+from sansio_http._errors import BadRequest as BadRequest
+from sansio_http._errors import ClientDisconnected as ClientDisconnected
+from sansio_http._errors import Conflict as Conflict
+from sansio_http._errors import ExpectationFailed as ExpectationFailed
+from sansio_http._errors import Forbidden as Forbidden
+from sansio_http._errors import GatewayTimeout as GatewayTimeout
+from sansio_http._errors import Gone as Gone
+from sansio_http._errors import HTTPError as HTTPError
+from sansio_http._errors import HTTPVersionNotSupported as HTTPVersionNotSupported
+from sansio_http._errors import ImATeapot as ImATeapot
+from sansio_http._errors import InternalServerError as InternalServerError
+from sansio_http._errors import LengthRequired as LengthRequired
+from sansio_http._errors import MethodNotAllowed as MethodNotAllowed
+from sansio_http._errors import NotAcceptable as NotAcceptable
+from sansio_http._errors import NotFound as NotFound
+from sansio_http._errors import NotImplemented as NotImplemented
+from sansio_http._errors import PreconditionFailed as PreconditionFailed
+from sansio_http._errors import PreconditionRequired as PreconditionRequired
+from sansio_http._errors import RequestEntityTooLarge as RequestEntityTooLarge
+from sansio_http._errors import RequestHeaderFieldsTooLarge as RequestHeaderFieldsTooLarge
+from sansio_http._errors import RequestTimeout as RequestTimeout
+from sansio_http._errors import RequestURITooLong as RequestURITooLong
+from sansio_http._errors import RequestedRangeNotSatisfiable as RequestedRangeNotSatisfiable
+from sansio_http._errors import ServiceUnavailable as ServiceUnavailable
+from sansio_http._errors import TooManyRequests as TooManyRequests
+from sansio_http._errors import Unauthorized as Unauthorized
+from sansio_http._errors import UnprocessableEntity as UnprocessableEntity
+from sansio_http._errors import UnsupportedMediaType as UnsupportedMediaType
+from sansio_http._errors import UntrustedHost as UntrustedHost
+from sansio_http._errors import abort as abort
+from sansio_http._status import PHRASES as PHRASES
+from sansio_http._status import reason_phrase as reason_phrase
 # [imports: request]
 # [imports: response]
+from sansio_http._cookies import dump_cookie as dump_cookie
+from sansio_http._response import JSONResponse as JSONResponse
+from sansio_http._response import Response as Response
+from sansio_http._response import redirect as redirect
 # [imports: files and conditional]
+from sansio_http._conditional import make_conditional as make_conditional
+from sansio_http._files import FileBody as FileBody
+from sansio_http._files import FileRegion as FileRegion
+from sansio_http._files import content_disposition as content_disposition
+from sansio_http._files import file_response as file_response
+from sansio_http._files import guess_content_type as guess_content_type
+from sansio_http._files import safe_join as safe_join
 # [imports: forms]
+from sansio_http._formdata import EndOfForm as EndOfForm
+from sansio_http._formdata import Field as Field
+from sansio_http._formdata import FileData as FileData
+from sansio_http._formdata import FileEnd as FileEnd
+from sansio_http._formdata import FileStart as FileStart
+from sansio_http._formdata import FormData as FormData
+from sansio_http._formdata import FormEvent as FormEvent
+from sansio_http._formdata import FormLimits as FormLimits
+from sansio_http._formdata import SpoolFile as SpoolFile
+from sansio_http._formdata import UploadedFile as UploadedFile
+from sansio_http._formdata import safe_filename as safe_filename
+from sansio_http._forms import FormCollector as FormCollector
+from sansio_http._forms import FormDecoder as FormDecoder
+from sansio_http._forms import FormEventDecoder as FormEventDecoder
+from sansio_http._json import decode_json as decode_json
+# [imports: app]
 
 __version__ = "0.3.0.dev0"
 
 __all__ = [
     "__version__",
     # [names: headers and multidicts]
+    "HeaderValueError",
+    "Headers",
+    "ImmutableMultiDict",
+    "MultiDict",
+    "MutableHeaders",
+    "parse_urlencoded",
     # [names: errors]
+    "BadGateway",
+    "BadRequest",
+    "ClientDisconnected",
+    "Conflict",
+    "ExpectationFailed",
+    "Forbidden",
+    "GatewayTimeout",
+    "Gone",
+    "HTTPError",
+    "HTTPVersionNotSupported",
+    "ImATeapot",
+    "InternalServerError",
+    "LengthRequired",
+    "MethodNotAllowed",
+    "NotAcceptable",
+    "NotFound",
+    "NotImplemented",
+    "PreconditionFailed",
+    "PreconditionRequired",
+    "RequestEntityTooLarge",
+    "RequestHeaderFieldsTooLarge",
+    "RequestTimeout",
+    "RequestURITooLong",
+    "RequestedRangeNotSatisfiable",
+    "ServiceUnavailable",
+    "TooManyRequests",
+    "Unauthorized",
+    "UnprocessableEntity",
+    "UnsupportedMediaType",
+    "UntrustedHost",
+    "abort",
+    "PHRASES",
+    "reason_phrase",
     # [names: request]
     # [names: response]
+    "dump_cookie",
+    "JSONResponse",
+    "Response",
+    "redirect",
     # [names: files and conditional]
+    "FileBody",
+    "FileRegion",
+    "content_disposition",
+    "file_response",
+    "guess_content_type",
+    "make_conditional",
+    "safe_join",
     # [names: forms]
+    "EndOfForm",
+    "Field",
+    "FileData",
+    "FileEnd",
+    "FileStart",
+    "FormCollector",
+    "FormData",
+    "FormDecoder",
+    "FormEvent",
+    "FormEventDecoder",
+    "FormLimits",
+    "SpoolFile",
+    "UploadedFile",
+    "decode_json",
+    "safe_filename",
+    # [names: app]
 ]

@@ -103,6 +103,8 @@ class Headers:
         ('text/html', 'text/html, */*')
     """
 
+    # NOTE: the WSGI adapter's EnvironHeaders subclasses this class and sets these four
+    # attributes itself (with ``_raw`` as a property); keep their names and meaning.
     __slots__ = ("_first", "_lowered", "_raw", "_scans")
 
     _raw: Sequence[tuple[bytes, bytes]]
@@ -145,9 +147,17 @@ class Headers:
         if not items or isinstance(items[0][0], bytes):
             self._raw = items  # type: ignore[assignment]
             return
-        self._raw = [
-            (_encode(name, "name").lower(), _encode(value, "value")) for name, value in items
-        ]
+        try:
+            # PERF: text pairs, the common case after bytes, in one comprehension.
+            self._raw = [
+                (name.encode("latin-1").lower(), value.encode("latin-1"))  # type: ignore[union-attr]
+                for name, value in items
+            ]
+        except (UnicodeEncodeError, AttributeError):
+            # Not latin-1 text, or bytes mixed in: redo it pair by pair for a precise error.
+            self._raw = [
+                (_encode(name, "name").lower(), _encode(value, "value")) for name, value in items
+            ]
         self._lowered = True
 
     def _index(self) -> dict[bytes, bytes]:
@@ -284,6 +294,10 @@ class Headers:
 class MutableHeaders(Headers):
     """Header fields that can be changed, as a response carries them.
 
+    Besides everything ``Headers`` offers, ``headers[name] = value`` replaces every field of
+    that name (the new one takes the place of the first), ``del headers[name]`` removes them
+    (``KeyError`` when there is none), and the methods below add, remove and merge fields.
+
     Every name and value is checked when it is set: a name must be an RFC 9110 token and a
     value must be latin-1 text without CR, LF or NUL, so a header block can never be split or
     truncated. Fields are stored encoded, with lower-case names, which makes ``raw()`` cheap.
@@ -316,7 +330,12 @@ class MutableHeaders(Headers):
         self._first = None
         self._scans = 0
         self._lowered = True
-        fields = [] if raw is None else [_checked_field(n, v) for n, v in _pairs_of(raw)]
+        if raw is None:
+            fields: list[tuple[bytes, bytes]] = []
+        elif isinstance(raw, MutableHeaders):
+            fields = list(raw._fields)  # already checked
+        else:
+            fields = [_checked_field(n, v) for n, v in _pairs_of(raw)]
         self._raw = self._fields = fields
 
     def _changed(self) -> None:

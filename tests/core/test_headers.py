@@ -126,6 +126,12 @@ def test_text_pairs_mapping_tuple_and_generator() -> None:
     )
 
 
+def test_text_pairs_with_bytes_pairs_mixed_in() -> None:
+    mixed = [("Content-Type", "text/plain"), (b"X-A", b"\xe9")]
+    headers = Headers(mixed)  # type: ignore[arg-type]
+    assert headers.raw() == [(b"content-type", b"text/plain"), (b"x-a", b"\xe9")]
+
+
 def test_text_that_is_not_latin1_is_refused() -> None:
     with pytest.raises(HeaderValueError, match="latin-1"):
         Headers({"x-price": "10 €"})
@@ -257,6 +263,13 @@ def test_update_replaces_in_place_and_keeps_repeats() -> None:
     assert headers.items() == [("a", "x"), ("a", "z"), ("b", "B"), ("c", "4"), ("d", "y")]
     headers.update(Headers([(b"c", b"C1"), (b"c", b"C2")]))
     assert headers.getlist("c") == ["C1", "C2"]
+
+
+def test_mutable_headers_from_mutable_headers_is_independent() -> None:
+    source = MutableHeaders({"a": "1"})
+    copy = MutableHeaders(source)
+    source.add("b", "2")
+    assert copy.items() == [("a", "1")]
 
 
 def test_copy_is_independent() -> None:

@@ -62,18 +62,14 @@ text_pairs = st.lists(st.tuples(st.text(), st.text()), max_size=8)
 @given(pairs=text_pairs)
 @example(pairs=[("a&b=c", "d+e%20f"), ("", ""), ("\x00", "%00")])
 def test_round_trip_whatever_the_text(pairs: list[tuple[str, str]]) -> None:
-    # WHATWG skips empty pieces, so a pair that encodes to nothing cannot come back.
-    expected = [pair for pair in pairs if pair != ("", "")]
-    encoded = urlencode(expected)
-    assert parse_urlencoded(encoded) == expected
-    assert parse_urlencoded(encoded.encode("ascii")) == expected
+    encoded = urlencode(pairs)
+    assert parse_urlencoded(encoded) == pairs
+    assert parse_urlencoded(encoded.encode("ascii")) == pairs
 
 
 @given(pairs=text_pairs)
 def test_round_trip_with_percent_encoded_spaces(pairs: list[tuple[str, str]]) -> None:
-    expected = [pair for pair in pairs if pair != ("", "")]
-    encoded = urlencode(expected, quote_via=quote)
-    assert parse_urlencoded(encoded) == expected
+    assert parse_urlencoded(urlencode(pairs, quote_via=quote)) == pairs
 
 
 @given(data=st.binary())
@@ -88,9 +84,10 @@ def test_any_text_decodes_like_its_utf8(data: str) -> None:
     assert parse_urlencoded(data) == parse_urlencoded(data.encode("utf-8"))
 
 
-@given(data=st.text(alphabet=st.characters(codec="utf-16", categories=["Cs", "Ll"])))
-def test_text_with_lone_surrogates_never_raises(data: str) -> None:
+@given(data=st.text(alphabet=st.one_of(st.characters(categories=["Cs"]), st.sampled_from("a=&%+"))))
+def test_text_with_lone_surrogates_decodes_to_valid_text(data: str) -> None:
     for name, value in parse_urlencoded(data):
+        # Encoding strictly fails on any surrogate left in the output.
         name.encode("utf-8")
         value.encode("utf-8")
 

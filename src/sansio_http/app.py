@@ -1,0 +1,710 @@
+"""The optional application layer: views, hooks, blueprints and their dispatch.
+
+An :class:`App` routes a :class:`~sansio_http.Request` to a view and turns
+what the view returns into a :class:`~sansio_http.Response`, running hooks
+and error handlers around it. Any view, hook or error handler may be a plain
+function or a coroutine function.
+
+The order of work is written once, as a generator (:meth:`App._pipeline`)
+that yields each function to call; two small drivers run it. The sync driver
+(for WSGI) calls each function through :meth:`App.ensure_sync`, the async
+driver (for ASGI) awaits each through :meth:`App.ensure_async`. The core has
+no event loop and no thread: the adapters install the runners that those two
+methods use (``App.coroutine_runner`` and ``App.thread_runner``).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import functools
+import inspect
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Generator, Iterable, Mapping
+from typing import Any, TypeVar, cast
+
+from typing_extensions import ParamSpec
+
+from sansio_http._errors import HTTPError, InternalServerError, MethodNotAllowed
+from sansio_http._request import Request
+from sansio_http._response import JSONResponse, Response
+from sansio_http.routing import Converter, Router, Rule
+
+__all__ = [
+    "App",
+    "AppConfig",
+    "Blueprint",
+    "current_request",
+]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+F = TypeVar("F", bound=Callable[..., Any])
+
+log = logging.getLogger("sansio_http.app")
+
+#: Runs a coroutine to completion from sync code (installed by the WSGI adapter).
+CoroutineRunner = Callable[[Coroutine[Any, Any, Any]], Any]
+#: Runs a plain call off the event loop, context copied (installed by the ASGI adapter).
+ThreadRunner = Callable[..., Awaitable[Any]]
+
+_request_var: contextvars.ContextVar[Request] = contextvars.ContextVar("sansio_http.request")
+_endpoint_var: contextvars.ContextVar[str] = contextvars.ContextVar("sansio_http.endpoint")
+
+
+class _CurrentRequest:
+    """A stand-in for the request being handled in the current context.
+
+    Attribute access goes to the :class:`~sansio_http.Request` of the view
+    running now, in sync and async views alike. Outside a request it raises
+    ``RuntimeError``.
+    """
+
+    __slots__ = ()
+
+    def _get(self) -> Request:
+        try:
+            return _request_var.get()
+        except LookupError:
+            raise RuntimeError(
+                "current_request is used outside of a request: it only works while an "
+                "App dispatches a request (in a view, a hook or an error handler)"
+            ) from None
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._get(), name)
+
+    def __repr__(self) -> str:
+        try:
+            return f"<current_request {self._get()!r}>"
+        except RuntimeError:
+            return "<current_request (no request)>"
+
+    def __bool__(self) -> bool:
+        return _request_var.get(None) is not None
+
+
+#: The request being handled, for code that is not handed it.
+current_request: Any = _CurrentRequest()
+
+
+@dataclasses.dataclass
+class AppConfig:
+    """Settings of an :class:`App`.
+
+    Attributes:
+        debug: Answer unhandled exceptions with a traceback page instead of
+            a bare 500. Never enable it where strangers can reach the app.
+        max_content_length: The largest request body the adapters read, in
+            bytes; ``None`` for no limit beyond the form limits.
+        max_form_memory_size: Bytes of non-file form fields kept in memory.
+        max_form_parts: Parts of a multipart body, or fields of an
+            urlencoded one.
+        threads: Size of the thread pool that runs plain functions under
+            ASGI (each App owns its pool).
+        extra: Anything else the application wants to keep here.
+    """
+
+    debug: bool = False
+    # 16 MiB: enough for forms with photos; set it per app for big uploads.
+    max_content_length: int | None = 16 * 1024 * 1024
+    # Werkzeug's and Django's default of 500 kB, rounded to 512 KiB.
+    max_form_memory_size: int = 512 * 1024
+    # Werkzeug's default of 1000 parts.
+    max_form_parts: int = 1000
+    # The default of concurrent.futures for 2-core machines, kept small
+    # because blocking views should be rare under ASGI.
+    threads: int = 16
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+ErrorKey = type[BaseException] | int
+
+
+class _Scaffold:
+    """What an App and a Blueprint share: rules, hooks and error handlers."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._rules: list[tuple[str, str, Callable[..., Any], dict[str, Any]]] = []
+        self.before_request_funcs: list[Callable[..., Any]] = []
+        self.after_request_funcs: list[Callable[..., Any]] = []
+        self.teardown_request_funcs: list[Callable[..., Any]] = []
+        self.error_handlers: dict[ErrorKey, Callable[..., Any]] = {}
+        self.blueprints: list[tuple[Blueprint, str | None]] = []
+
+    def route(
+        self,
+        rule: str,
+        methods: Iterable[str] | None = None,
+        *,
+        endpoint: str | None = None,
+        websocket: bool = False,
+        defaults: Mapping[str, Any] | None = None,
+    ) -> Callable[[F], F]:
+        """Register the decorated function as the view of a URL rule.
+
+        Args:
+            rule: The URL rule, such as ``/users/<int:id>``.
+            methods: The methods it answers; GET (and so HEAD) by default.
+            endpoint: The name for ``url_for``; the function's name by default.
+            websocket: Whether the view takes websocket connections.
+            defaults: Values for the view that the URL does not carry.
+        """
+
+        def decorator(func: F) -> F:
+            self.add_route(
+                rule,
+                func,
+                methods=methods,
+                endpoint=endpoint,
+                websocket=websocket,
+                defaults=defaults,
+            )
+            return func
+
+        return decorator
+
+    def add_route(
+        self,
+        rule: str,
+        view: Callable[..., Any],
+        *,
+        methods: Iterable[str] | None = None,
+        endpoint: str | None = None,
+        websocket: bool = False,
+        defaults: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Register ``view`` for a URL rule (the undecorated ``route``)."""
+        options = {
+            "methods": list(methods) if methods is not None else None,
+            "websocket": websocket,
+            "defaults": dict(defaults or {}),
+        }
+        self._rules.append((rule, endpoint or view.__name__, view, options))
+        self._rule_added(rule, endpoint or view.__name__, view, options)
+
+    def _rule_added(
+        self, rule: str, endpoint: str, view: Callable[..., Any], options: dict[str, Any]
+    ) -> None:
+        """Hook for the App to add a rule at once; blueprints wait."""
+
+    def get(self, rule: str, **options: Any) -> Callable[[F], F]:
+        """Register a GET view; see :meth:`route`."""
+        return self.route(rule, ["GET"], **options)
+
+    def post(self, rule: str, **options: Any) -> Callable[[F], F]:
+        """Register a POST view; see :meth:`route`."""
+        return self.route(rule, ["POST"], **options)
+
+    def put(self, rule: str, **options: Any) -> Callable[[F], F]:
+        """Register a PUT view; see :meth:`route`."""
+        return self.route(rule, ["PUT"], **options)
+
+    def patch(self, rule: str, **options: Any) -> Callable[[F], F]:
+        """Register a PATCH view; see :meth:`route`."""
+        return self.route(rule, ["PATCH"], **options)
+
+    def delete(self, rule: str, **options: Any) -> Callable[[F], F]:
+        """Register a DELETE view; see :meth:`route`."""
+        return self.route(rule, ["DELETE"], **options)
+
+    def websocket(self, rule: str, **options: Any) -> Callable[[F], F]:
+        """Register a websocket view, called with the adapter's WebSocket."""
+        return self.route(rule, websocket=True, **options)
+
+    def before_request(self, func: F) -> F:
+        """Run ``func(request)`` before each view; a returned value answers."""
+        self.before_request_funcs.append(func)
+        return func
+
+    def after_request(self, func: F) -> F:
+        """Run ``func(request, response)`` after each view; it returns the response."""
+        self.after_request_funcs.append(func)
+        return func
+
+    def teardown_request(self, func: F) -> F:
+        """Run ``func(request, exc)`` at the end of every request, even failed ones."""
+        self.teardown_request_funcs.append(func)
+        return func
+
+    def errorhandler(self, key: ErrorKey) -> Callable[[F], F]:
+        """Handle a status code or an exception class with ``func(request, exc)``."""
+        if not isinstance(key, int) and not (
+            isinstance(key, type) and issubclass(key, BaseException)
+        ):
+            raise TypeError(f"errorhandler takes a status code or an exception class: {key!r}")
+
+        def decorator(func: F) -> F:
+            self.error_handlers[key] = func
+            return func
+
+        return decorator
+
+    def register_blueprint(self, blueprint: Blueprint, url_prefix: str | None = None) -> None:
+        """Mount a blueprint, optionally under another URL prefix than its own."""
+        self.blueprints.append((blueprint, url_prefix))
+        self._blueprint_added(blueprint, url_prefix)
+
+    def _blueprint_added(self, blueprint: Blueprint, url_prefix: str | None) -> None:
+        """Hook for the App to register at once; blueprints wait."""
+
+
+class Blueprint(_Scaffold):
+    """A group of views, hooks and error handlers under a name and URL prefix.
+
+    Endpoints become ``"<blueprint>.<view>"``; nested blueprints join names
+    with dots and prefixes with slashes. Its hooks and error handlers apply
+    to its own views (and those of blueprints nested in it).
+
+    Args:
+        name: The name, a prefix for endpoint names.
+        url_prefix: The path prefix of its rules, such as ``/admin``.
+    """
+
+    def __init__(self, name: str, url_prefix: str | None = None) -> None:
+        if "." in name:
+            raise ValueError("a blueprint name cannot contain a dot")
+        super().__init__(name)
+        self.url_prefix = url_prefix
+
+
+@dataclasses.dataclass
+class _Endpoint:
+    """What dispatch needs of a rule: its view and the scopes around it."""
+
+    view: Callable[..., Any]
+    scopes: tuple[_Scaffold, ...]
+
+
+def _join(prefix: str | None, rule: str) -> str:
+    if not prefix:
+        return rule
+    return prefix.rstrip("/") + "/" + rule.lstrip("/") if rule != "/" else prefix.rstrip("/") + "/"
+
+
+_Call = tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+_Pipeline = Generator[_Call, Any, Response]
+
+
+class App(_Scaffold):
+    """A small application: routing, hooks, blueprints, sync and async views.
+
+    Mount it with ``sansio_http.wsgi.to_wsgi(app)`` or
+    ``sansio_http.asgi.to_asgi(app)``; both call :meth:`dispatch_sync` or
+    :meth:`dispatch_async` with their own request class.
+
+    Args:
+        name: A name for logs.
+        config: Settings; the defaults of :class:`AppConfig` otherwise.
+        converters: Extra URL converters by name.
+
+    Attributes:
+        coroutine_runner: Runs a coroutine to completion from sync code; the
+            WSGI adapter installs one that keeps an event loop per thread.
+        thread_runner: ``await thread_runner(func, *args)`` runs a plain
+            call in the App's thread pool; the ASGI adapter installs it.
+    """
+
+    def __init__(
+        self,
+        name: str = "app",
+        *,
+        config: AppConfig | None = None,
+        converters: Mapping[str, type[Converter]] | None = None,
+    ) -> None:
+        super().__init__(name)
+        self.config = config or AppConfig()
+        self.router = Router(converters=converters)
+        self.endpoints: dict[str, _Endpoint] = {}
+        self.startup_funcs: list[Callable[..., Any]] = []
+        self.shutdown_funcs: list[Callable[..., Any]] = []
+        self.coroutine_runner: CoroutineRunner | None = None
+        self.thread_runner: ThreadRunner | None = None
+        self._sync_cache: dict[Callable[..., Any], Callable[..., Any]] = {}
+        self._async_cache: dict[Callable[..., Any], Callable[..., Awaitable[Any]]] = {}
+
+    # -- registration ----------------------------------------------------
+
+    def _rule_added(
+        self, rule: str, endpoint: str, view: Callable[..., Any], options: dict[str, Any]
+    ) -> None:
+        self._add(rule, endpoint, view, options, (self,))
+
+    def _blueprint_added(self, blueprint: Blueprint, url_prefix: str | None) -> None:
+        self._register(blueprint, url_prefix, blueprint.name, (self,))
+
+    def _register(
+        self,
+        blueprint: Blueprint,
+        url_prefix: str | None,
+        name: str,
+        outer: tuple[_Scaffold, ...],
+        parent_prefix: str = "",
+    ) -> None:
+        prefix = _join(parent_prefix or None, url_prefix or blueprint.url_prefix or "")
+        scopes = (*outer, blueprint)
+        for rule, endpoint, view, options in blueprint._rules:
+            self._add(_join(prefix, rule), f"{name}.{endpoint}", view, options, scopes)
+        for child, child_prefix in blueprint.blueprints:
+            self._register(child, child_prefix, f"{name}.{child.name}", scopes, prefix)
+
+    def _add(
+        self,
+        rule: str,
+        endpoint: str,
+        view: Callable[..., Any],
+        options: dict[str, Any],
+        scopes: tuple[_Scaffold, ...],
+    ) -> None:
+        existing = self.endpoints.get(endpoint)
+        if existing is not None and existing.view is not view:
+            raise ValueError(f"endpoint {endpoint!r} is already taken by another view")
+        self.router.add(Rule(rule, endpoint, **options))
+        self.endpoints[endpoint] = _Endpoint(view, scopes)
+        # Blueprint functions get the App's conversion when registered.
+        for scope in scopes:
+            for func in (
+                *scope.before_request_funcs,
+                *scope.after_request_funcs,
+                *scope.teardown_request_funcs,
+                *scope.error_handlers.values(),
+            ):
+                self._prepare(func)
+        self._prepare(view)
+
+    def _prepare(self, func: Callable[..., Any]) -> None:
+        # Conversion happens once, lazily per side; nothing to do here beyond
+        # checking that the function is callable.
+        if not callable(func):
+            raise TypeError(f"{func!r} is not callable")
+
+    def on_startup(self, func: F) -> F:
+        """Run ``func()`` when the server starts (ASGI lifespan, or WSGI mount)."""
+        self.startup_funcs.append(func)
+        return func
+
+    def on_shutdown(self, func: F) -> F:
+        """Run ``func()`` when the server stops."""
+        self.shutdown_funcs.append(func)
+        return func
+
+    def url_for(
+        self,
+        endpoint: str,
+        *,
+        _external: bool = False,
+        _anchor: str | None = None,
+        _method: str | None = None,
+        _request: Request | None = None,
+        **values: Any,
+    ) -> str:
+        """Return the URL of an endpoint; extra values become the query string.
+
+        Inside a request, the URL honours the request's ``root_path``, and
+        ``_external=True`` adds its scheme and host.
+
+        Args:
+            endpoint: ``"view"`` or ``"blueprint.view"``; a leading dot means
+                the blueprint of the current request's endpoint.
+            _external: Return an absolute URL.
+            _anchor: A fragment to append.
+            _method: Pick the rule that accepts this method.
+            _request: The request to take the root path and host from;
+                the current request by default.
+            **values: Placeholder values and query arguments.
+        """
+        request = _request if _request is not None else _request_var.get(None)
+        root_path = request.root_path if request is not None else ""
+        base_url = None
+        if _external:
+            if request is None:
+                raise RuntimeError("an external URL needs a request for its host")
+            base_url = f"{request.scheme}://{request.host}"
+        if endpoint.startswith("."):
+            current = _endpoint_var.get("")
+            endpoint = current.rpartition(".")[0] + endpoint
+        return self.router.build(
+            endpoint,
+            values,
+            method=_method,
+            root_path=root_path,
+            anchor=_anchor,
+            base_url=base_url,
+        )
+
+    # -- conversion ------------------------------------------------------
+
+    def ensure_sync(self, func: Callable[P, Any]) -> Callable[P, Any]:
+        """Return a plain function that runs ``func`` to completion.
+
+        A coroutine function is run through :attr:`coroutine_runner`, which
+        the WSGI adapter installs. Override this to use another event loop
+        library; blueprints use the App's method too.
+        """
+        if not inspect.iscoroutinefunction(func):
+            return func
+        runner = self.coroutine_runner
+        if runner is None:
+            raise RuntimeError(
+                f"{func.__qualname__} is a coroutine function, and no coroutine runner is "
+                "installed: mount the App with sansio_http.wsgi.to_wsgi or set "
+                "App.coroutine_runner"
+            )
+
+        @functools.wraps(func)
+        def run(*args: P.args, **kwargs: P.kwargs) -> Any:
+            return runner(func(*args, **kwargs))
+
+        return run
+
+    def ensure_async(self, func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+        """Return a coroutine function that calls ``func``.
+
+        A plain function runs through :attr:`thread_runner` (the App's thread
+        pool, installed by the ASGI adapter) with the context copied, so it
+        cannot block the event loop. Override this to run some functions
+        inline; blueprints use the App's method too.
+        """
+        if inspect.iscoroutinefunction(func):
+            return cast(Callable[P, Awaitable[R]], func)
+        runner = self.thread_runner
+        if runner is None:
+            raise RuntimeError(
+                f"{func.__qualname__} is a plain function, and no thread runner is installed: "
+                "mount the App with sansio_http.asgi.to_asgi or set App.thread_runner"
+            )
+
+        @functools.wraps(func)
+        async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            return cast(R, await runner(func, *args, **kwargs))
+
+        return run
+
+    def _sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            return self._sync_cache[func]
+        except KeyError:
+            converted = self._sync_cache[func] = self.ensure_sync(func)
+            return converted
+
+    def _async(self, func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+        try:
+            return self._async_cache[func]
+        except KeyError:
+            converted = self._async_cache[func] = self.ensure_async(func)
+            return converted
+
+    # -- dispatch --------------------------------------------------------
+
+    def dispatch_sync(self, request: Request) -> Response:
+        """Answer a request from sync code (the WSGI adapter's side)."""
+        token = _request_var.set(request)
+        try:
+            pipeline = self._pipeline(request)
+            sent: Any = None
+            error: BaseException | None = None
+            while True:
+                try:
+                    if error is not None:
+                        func, args, kwargs = pipeline.throw(error)
+                    else:
+                        func, args, kwargs = pipeline.send(sent)
+                except StopIteration as done:
+                    return cast(Response, done.value)
+                error = None
+                try:
+                    sent = self._sync(func)(*args, **kwargs)
+                except BaseException as exc:
+                    error = exc
+        finally:
+            _request_var.reset(token)
+
+    async def dispatch_async(self, request: Request) -> Response:
+        """Answer a request from async code (the ASGI adapter's side)."""
+        token = _request_var.set(request)
+        try:
+            pipeline = self._pipeline(request)
+            sent: Any = None
+            error: BaseException | None = None
+            while True:
+                try:
+                    if error is not None:
+                        func, args, kwargs = pipeline.throw(error)
+                    else:
+                        func, args, kwargs = pipeline.send(sent)
+                except StopIteration as done:
+                    return cast(Response, done.value)
+                error = None
+                try:
+                    sent = await self._async(func)(*args, **kwargs)
+                except BaseException as exc:
+                    # Cancellation too: teardown hooks still run.
+                    error = exc
+        finally:
+            _request_var.reset(token)
+
+    def _pipeline(self, request: Request) -> _Pipeline:
+        """Yield each call that answering ``request`` takes; return the response."""
+        scopes: tuple[_Scaffold, ...] = (self,)
+        failure: BaseException | None = None
+        try:
+            try:
+                found = self._match(request)
+                if isinstance(found, Response):
+                    response = found
+                else:
+                    endpoint, values = found
+                    scopes = endpoint.scopes
+                    response = yield from self._respond(request, endpoint, values)
+            except Exception as exc:
+                response = yield from self._handle_exception(request, exc, scopes)
+            try:
+                for scope in reversed(scopes):
+                    for hook in reversed(scope.after_request_funcs):
+                        response = yield hook, (request, response), {}
+            except Exception as exc:
+                # A failing after_request hook is handled like a failing view,
+                # without running the after_request hooks again.
+                failure = exc
+                response = yield from self._handle_exception(request, exc, scopes)
+            return response
+        except BaseException as exc:
+            failure = exc
+            raise
+        finally:
+            # After GeneratorExit the driver has abandoned the pipeline, and
+            # nothing more may be yielded.
+            if not isinstance(failure, GeneratorExit):
+                for scope in reversed(scopes):
+                    for hook in reversed(scope.teardown_request_funcs):
+                        try:
+                            yield hook, (request, failure), {}
+                        except Exception:
+                            log.exception("teardown_request hook %r failed", hook)
+
+    def _match(self, request: Request) -> tuple[_Endpoint, dict[str, Any]] | Response:
+        """Return the endpoint and values for a request, or the OPTIONS answer."""
+        try:
+            rule, values = self.router.match(
+                request.path, request.method, websocket=request.scheme in ("ws", "wss")
+            )
+        except MethodNotAllowed as exc:
+            if request.method != "OPTIONS":
+                raise
+            # RFC 9110 §9.3.7: answer OPTIONS with what the resource allows.
+            return Response(b"", status=204, headers={"Allow": ", ".join(exc.allowed)})
+        _endpoint_var.set(rule.endpoint)
+        return self.endpoints[rule.endpoint], values
+
+    def _respond(
+        self, request: Request, endpoint: _Endpoint, values: dict[str, Any]
+    ) -> Generator[_Call, Any, Response]:
+        """Run the before_request hooks and the view."""
+        for scope in endpoint.scopes:
+            for hook in scope.before_request_funcs:
+                result = yield hook, (request,), {}
+                if result is not None:
+                    return self.make_response(result, hook)
+        result = yield endpoint.view, (request,), values
+        return self.make_response(result, endpoint.view)
+
+    def _find_handler(
+        self, exc: BaseException, scopes: tuple[_Scaffold, ...]
+    ) -> Callable[..., Any] | None:
+        keys: list[ErrorKey] = []
+        if isinstance(exc, HTTPError):
+            keys.append(exc.status)
+        keys.extend(type(exc).__mro__)
+        # Innermost blueprint first; within a scope, the status code, then
+        # the most specific class.
+        for scope in reversed(scopes):
+            for key in keys:
+                handler = scope.error_handlers.get(key)
+                if handler is not None:
+                    return handler
+        return None
+
+    def _handle_exception(
+        self, request: Request, exc: Exception, scopes: tuple[_Scaffold, ...]
+    ) -> Generator[_Call, Any, Response]:
+        handler = self._find_handler(exc, scopes)
+        if handler is not None:
+            try:
+                result = yield handler, (request, exc), {}
+                return self.make_response(result, handler)
+            except Exception as second:
+                if second is not exc:
+                    log.error(
+                        "error handler %r failed", handler, exc_info=(type(second), second, None)
+                    )
+                exc = second
+        if isinstance(exc, HTTPError):
+            return exc.to_response(request)
+        log.error(
+            "unhandled exception in %s %s",
+            request.method,
+            request.path,
+            exc_info=(type(exc), exc, exc.__traceback__),
+        )
+        if self.config.debug:
+            return _traceback_page(exc)
+        return InternalServerError().to_response(request)
+
+    def make_response(self, result: Any, view: Callable[..., Any] | None = None) -> Response:
+        """Turn what a view returned into a Response.
+
+        Accepted: a Response; ``str`` or ``bytes``; a ``dict`` or ``list``
+        (JSON); or a ``(body, status)`` or ``(body, status, headers)`` tuple.
+
+        Raises:
+            TypeError: Anything else, naming the view.
+        """
+        if isinstance(result, Response):
+            return result
+        status: int | None = None
+        headers: Any = None
+        if isinstance(result, tuple):
+            if len(result) == 2:
+                result, status = result
+            elif len(result) == 3:
+                result, status, headers = result
+            else:
+                raise TypeError(_bad_return(view, "a tuple of length " + str(len(result))))
+        if isinstance(result, Response):
+            if status is not None:
+                result.status = status
+            if headers:
+                result.headers.update(headers)
+            return result
+        if isinstance(result, (str, bytes)):
+            response = Response(result, status=status or 200)
+        elif isinstance(result, (dict, list)):
+            response = JSONResponse(result, status=status or 200)
+        else:
+            raise TypeError(_bad_return(view, type(result).__name__))
+        if headers:
+            response.headers.update(headers)
+        return response
+
+
+def _bad_return(view: Callable[..., Any] | None, what: str) -> str:
+    name = getattr(view, "__qualname__", repr(view))
+    return (
+        f"the view {name} returned {what}; a view returns a Response, str, bytes, "
+        "dict, list, or a (body, status[, headers]) tuple"
+    )
+
+
+def _traceback_page(exc: BaseException) -> Response:
+    import html
+    import traceback
+
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    page = (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(type(exc).__name__)}</title></head><body>"
+        "<h1>500 Internal Server Error</h1><p>Debug mode: the traceback follows.</p>"
+        f"<pre>{html.escape(text)}</pre></body></html>"
+    )
+    return Response(page, status=500, content_type="text/html; charset=utf-8")

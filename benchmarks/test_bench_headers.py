@@ -78,6 +78,48 @@ def test_werkzeug_environ_headers_get(benchmark: BenchmarkFixture) -> None:
     assert benchmark(run) == LANGUAGE
 
 
+# What a request typically reads: a few present fields and a few absent ones.
+LOOKUPS = ("host", "content-type", "cookie", "accept", "content-length")
+LOOKED_UP = [
+    "shop.example.com",
+    None,
+    BROWSER_GET_RAW[7][1].decode(),
+    BROWSER_GET_RAW[2][1].decode(),
+    None,
+]
+
+
+def _fresh_raw() -> tuple[tuple[list[tuple[bytes, bytes]]], dict[str, object]]:
+    # New bytes objects, as a server makes for every request: their hashes are not cached yet,
+    # so an index built from them costs what it costs in production.
+    raw = [(bytes(bytearray(name)), bytes(bytearray(value))) for name, value in BROWSER_GET_RAW]
+    return (raw,), {}
+
+
+def _read_fields(headers: Headers | starlette.datastructures.Headers) -> list[str | None]:
+    return [headers.get(name) for name in LOOKUPS]
+
+
+def test_headers_five_lookups(benchmark: BenchmarkFixture) -> None:
+    def run(raw: list[tuple[bytes, bytes]]) -> list[str | None]:
+        return _read_fields(Headers(raw))
+
+    result = benchmark.pedantic(  # type: ignore[no-untyped-call]
+        run, setup=_fresh_raw, rounds=20_000, warmup_rounds=100
+    )
+    assert result == LOOKED_UP
+
+
+def test_starlette_headers_five_lookups(benchmark: BenchmarkFixture) -> None:
+    def run(raw: list[tuple[bytes, bytes]]) -> list[str | None]:
+        return _read_fields(starlette.datastructures.Headers(raw=raw))
+
+    result = benchmark.pedantic(  # type: ignore[no-untyped-call]
+        run, setup=_fresh_raw, rounds=20_000, warmup_rounds=100
+    )
+    assert result == LOOKED_UP
+
+
 def test_parse_urlencoded(benchmark: BenchmarkFixture) -> None:
     assert benchmark(parse_urlencoded, FORM_BODY) == FORM_PAIRS
 

@@ -20,6 +20,15 @@ from sansio_http._parsers.accept import EncodingAccept as EncodingAccept
 from sansio_http._parsers.accept import LanguageAccept as LanguageAccept
 from sansio_http._parsers.accept import MIMEAccept as MIMEAccept
 from sansio_http._parsers.accept import parse_accept_header as parse_accept_header
+from sansio_http._parsers.auth import Authorization as Authorization
+from sansio_http._parsers.auth import parse_authorization as parse_authorization
+from sansio_http._parsers.cache import MAX_DELTA_SECONDS as MAX_DELTA_SECONDS
+from sansio_http._parsers.cache import RequestCacheControl as RequestCacheControl
+from sansio_http._parsers.cache import ResponseCacheControl as ResponseCacheControl
+from sansio_http._parsers.cache import parse_cache_control as parse_cache_control
+from sansio_http._parsers.cache import (
+    parse_response_cache_control as parse_response_cache_control,
+)
 from sansio_http._parsers.cookies import parse_cookie as parse_cookie
 from sansio_http._parsers.dates import http_date as http_date
 from sansio_http._parsers.dates import parse_date as parse_date
@@ -29,6 +38,7 @@ from sansio_http._parsers.etags import parse_etags as parse_etags
 from sansio_http._parsers.etags import parse_if_range as parse_if_range
 from sansio_http._parsers.etags import quote_etag as quote_etag
 from sansio_http._parsers.etags import unquote_etag as unquote_etag
+from sansio_http._parsers.forwarded import parse_forwarded as parse_forwarded
 from sansio_http._parsers.options import dump_options_header as dump_options_header
 from sansio_http._parsers.options import parse_dict_header as parse_dict_header
 from sansio_http._parsers.options import parse_list_header as parse_list_header
@@ -41,7 +51,9 @@ from sansio_http._parsers.ranges import unsatisfied_range as unsatisfied_range
 
 __all__ = [
     "DEFAULT_MAX_RANGES",
+    "MAX_DELTA_SECONDS",
     "Accept",
+    "Authorization",
     "CharsetAccept",
     "ETags",
     "EncodingAccept",
@@ -49,18 +61,24 @@ __all__ = [
     "LanguageAccept",
     "MIMEAccept",
     "Range",
+    "RequestCacheControl",
+    "ResponseCacheControl",
     "content_range",
     "dump_options_header",
     "http_date",
     "parse_accept_header",
+    "parse_authorization",
+    "parse_cache_control",
     "parse_cookie",
     "parse_date",
     "parse_dict_header",
     "parse_etags",
+    "parse_forwarded",
     "parse_if_range",
     "parse_list_header",
     "parse_options_header",
     "parse_range",
+    "parse_response_cache_control",
     "quote_etag",
     "unquote_etag",
     "unsatisfied_range",

@@ -374,10 +374,13 @@ class App(_Scaffold):
         self._prepare(view)
 
     def _prepare(self, func: Callable[..., Any]) -> None:
-        # Conversion happens once, lazily per side; nothing to do here beyond
-        # checking that the function is callable.
-        if not callable(func):
-            raise TypeError(f"{func!r} is not callable")
+        # Convert once, at registration, through the App's (maybe overridden)
+        # methods; the runners themselves are looked up at call time, since
+        # the adapters install them when they mount the App.
+        if func not in self._sync_cache:
+            self._sync_cache[func] = self.ensure_sync(func)
+        if func not in self._async_cache:
+            self._async_cache[func] = self.ensure_async(func)
 
     def on_startup(self, func: F) -> F:
         """Run ``func()`` when the server starts (ASGI lifespan, or WSGI mount)."""
@@ -444,16 +447,16 @@ class App(_Scaffold):
         """
         if not inspect.iscoroutinefunction(func):
             return func
-        runner = self.coroutine_runner
-        if runner is None:
-            raise RuntimeError(
-                f"{func.__qualname__} is a coroutine function, and no coroutine runner is "
-                "installed: mount the App with sansio_http.wsgi.to_wsgi or set "
-                "App.coroutine_runner"
-            )
 
         @functools.wraps(func)
         def run(*args: P.args, **kwargs: P.kwargs) -> Any:
+            runner = self.coroutine_runner
+            if runner is None:
+                raise RuntimeError(
+                    f"{func.__qualname__} is a coroutine function, and no coroutine runner "
+                    "is installed: mount the App with sansio_http.wsgi.to_wsgi or set "
+                    "App.coroutine_runner"
+                )
             return runner(func(*args, **kwargs))
 
         return run
@@ -468,15 +471,16 @@ class App(_Scaffold):
         """
         if inspect.iscoroutinefunction(func):
             return cast(Callable[P, Awaitable[R]], func)
-        runner = self.thread_runner
-        if runner is None:
-            raise RuntimeError(
-                f"{func.__qualname__} is a plain function, and no thread runner is installed: "
-                "mount the App with sansio_http.asgi.to_asgi or set App.thread_runner"
-            )
 
         @functools.wraps(func)
         async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            runner = self.thread_runner
+            if runner is None:
+                raise RuntimeError(
+                    f"{func.__qualname__} is a plain function, and no thread runner is "
+                    "installed: mount the App with sansio_http.asgi.to_asgi or set "
+                    "App.thread_runner"
+                )
             return cast(R, await runner(func, *args, **kwargs))
 
         return run

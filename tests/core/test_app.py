@@ -10,7 +10,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -435,6 +435,9 @@ def test_ensure_sync_override_is_used_for_blueprints_too() -> None:
         return "ok"
 
     app.register_blueprint(bp)
+    # Converted once, when the blueprint is registered.
+    assert converted == ["hook", "view"]
+    assert body(sync_dispatch(app, make_request())) == b"ok"
     assert body(sync_dispatch(app, make_request())) == b"ok"
     assert converted == ["hook", "view"]
 
@@ -448,10 +451,11 @@ def test_missing_runners_fail_clearly() -> None:
     def plain(request: Request) -> str:
         return ""
 
+    request = make_request()
     with pytest.raises(RuntimeError, match="to_wsgi"):
-        app.ensure_sync(view)
+        app.ensure_sync(view)(request)
     with pytest.raises(RuntimeError, match="to_asgi"):
-        app.ensure_async(plain)
+        asyncio.run(cast(Coroutine[Any, Any, str], app.ensure_async(plain)(request)))
 
 
 def test_registration_errors() -> None:
@@ -468,7 +472,7 @@ def test_registration_errors() -> None:
 def test_method_shortcuts_and_hooks_registry() -> None:
     app = App()
     for name in ("get", "post", "put", "patch", "delete"):
-        getattr(app, name)("/" + name, endpoint=name)(lambda request: name)
+        getattr(app, name)("/" + name, endpoint=name)(lambda request, name=name: name)
     app.websocket("/ws", endpoint="ws")(lambda socket: None)
 
     @app.on_startup

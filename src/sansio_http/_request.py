@@ -1,0 +1,629 @@
+"""The sans-IO ``Request``: a request's head as values, parsed on demand.
+
+This module holds :class:`Request` and the host and URL rules it applies:
+validating the ``Host`` header, matching it against ``trusted_hosts`` and
+rebuilding the request URL. Header grammars live in :mod:`sansio_http.http`;
+the proxy trust policy lives in :mod:`sansio_http._proxy`. A request never
+holds a body and never performs I/O: the adapters add bodies in subclasses.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from collections.abc import Collection, Iterable, Mapping
+from datetime import datetime
+from ipaddress import IPv6Address, ip_address
+from typing import Any, TypedDict, TypeVar, overload
+from urllib.parse import quote
+
+from typing_extensions import Self, Unpack
+
+from sansio_http._errors import UntrustedHost
+from sansio_http._headers import Headers
+from sansio_http._multidict import ImmutableMultiDict
+from sansio_http._urlencoded import parse_urlencoded
+from sansio_http.http import (
+    Authorization,
+    CharsetAccept,
+    EncodingAccept,
+    ETags,
+    IfRange,
+    LanguageAccept,
+    MIMEAccept,
+    Range,
+    RequestCacheControl,
+    parse_accept_header,
+    parse_authorization,
+    parse_cache_control,
+    parse_cookie,
+    parse_date,
+    parse_etags,
+    parse_forwarded,
+    parse_if_range,
+    parse_list_header,
+    parse_options_header,
+    parse_range,
+)
+
+__all__ = ["Request"]
+
+T = TypeVar("T")
+
+HeadersInput = (
+    Headers | Iterable[tuple[bytes, bytes]] | Iterable[tuple[str, str]] | Mapping[str, str]
+)
+
+
+class _cached(functools.cached_property[T]):
+    """Compute an attribute on first access and store it on the instance."""
+
+    # PERF: functools.cached_property takes a lock on every first access before
+    # Python 3.12. This non-data descriptor writes straight to the instance
+    # ``__dict__``; later reads never reach it, since the dict entry wins.
+    @overload
+    def __get__(self, instance: None, owner: type[Any] | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> T: ...
+
+    def __get__(self, instance: object | None, owner: type[Any] | None = None) -> T | Self:
+        if instance is None:
+            return self
+        value = self.func(instance)
+        instance.__dict__[self.attrname] = value  # type: ignore[index]
+        return value
+
+
+class _Changes(TypedDict, total=False):
+    """The constructor arguments :meth:`Request.replace` may change."""
+
+    method: str
+    path: str
+    query_string: bytes
+    headers: HeadersInput
+    scheme: str
+    remote_addr: str | None
+    root_path: str
+    server: tuple[str, int | None] | None
+    trusted_hosts: Collection[str] | None
+
+
+# RFC 9110 §7.2: Host = uri-host [ ":" port ], with uri-host from RFC 3986
+# §3.2.2: an IP-literal in brackets, or a reg-name (which also covers IPv4).
+_HOST_RE = re.compile(
+    r"""
+    (?P<name>
+        (?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})+     # reg-name or IPv4address
+      | \[(?P<ipv6>[0-9a-f:.]+)\]                     # IPv6address
+      | \[v[0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+\]    # IPvFuture
+    )
+    (?::(?P<port>[0-9]{0,5}))?
+    """,
+    re.ASCII | re.IGNORECASE | re.VERBOSE,
+)
+_DEFAULT_PORTS = {"http": "80", "ws": "80", "https": "443", "wss": "443"}
+_SECURE_SCHEMES = frozenset({"https", "wss"})
+# Characters left as they are when a path becomes part of a URI: RFC 3986
+# pchar plus "/", minus "%" (the path is already decoded text).
+_PATH_SAFE = "/!$&'()*+,;=:@"
+_QUERY_SAFE = "/?!$&'()*+,;=:@%"
+_LONE_PERCENT_RE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
+# Content-Length and Max-Forwards are 1*DIGIT (RFC 9110 §8.6, §7.6.2). No
+# sender can mean more than 2**63 - 1 bytes (Go, nginx and Node all use
+# signed 64-bit sizes), and refusing longer strings keeps ``int()`` cheap.
+_MAX_INT_DIGITS = 19
+_MAX_INT = 2**63 - 1
+# RFC 7239 §6: node-port = port / obfport.
+NODE_PORT_RE = re.compile(r":(?:[0-9]{1,5}|_[a-zA-Z0-9._-]+)", re.ASCII)
+
+
+def validate_host(value: str, scheme: str) -> str | None:
+    """Return ``value`` as a lower-cased ``host[:port]``, or None if malformed."""
+    match = _HOST_RE.fullmatch(value)
+    if match is None:
+        return None
+    ipv6, port = match.group("ipv6", "port")
+    if ipv6 is not None:
+        try:
+            IPv6Address(ipv6)
+        except ValueError:
+            return None
+    name = match.group("name").lower()
+    if not port:
+        # RFC 3986 §3.2.3: an empty port is the same as no port.
+        return name
+    port = port.lstrip("0") or "0"
+    if port == _DEFAULT_PORTS.get(scheme):
+        return name
+    return f"{name}:{port}" if int(port) <= 65535 else None
+
+
+def _server_host(server: tuple[str, int | None] | None, scheme: str) -> str:
+    """Return the ``host[:port]`` of the server address, or ``""``."""
+    # A Unix socket server is ``(path, None)``: its path names no host.
+    if server is None or server[1] is None:
+        return ""
+    name, port = server
+    if ":" in name and not name.startswith("["):
+        name = f"[{name}]"
+    elif not name.isascii():
+        try:
+            name = name.encode("idna").decode("ascii")
+        except UnicodeError:
+            return ""
+    return validate_host(f"{name}:{port}", scheme) or ""
+
+
+def find_host(headers: Headers, server: tuple[str, int | None] | None, scheme: str) -> str:
+    """Return the validated host of a request, or ``""`` when it has none.
+
+    The ``Host`` header wins; the server address stands in when it is
+    absent, empty or malformed. RFC 9112 §3.2 makes a request with two Host
+    fields invalid, so a repeated Host counts as malformed.
+    """
+    values = headers.getlist("host")
+    if len(values) == 1 and values[0]:
+        host = validate_host(values[0], scheme)
+        if host is not None:
+            return host
+    return _server_host(server, scheme)
+
+
+def _host_name(host: str) -> str:
+    """Return ``host`` without its port and without a trailing dot."""
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    name = host.partition(":")[0]
+    # An absolute domain name ends with a dot: "example.com." is example.com.
+    return name[:-1] if name.endswith(".") else name
+
+
+def _trusted_name(entry: str) -> str:
+    """Return a ``trusted_hosts`` entry as a lower-case ASCII host name."""
+    name = _host_name(entry.strip().lower())
+    if name.isascii():
+        return name
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:
+        # An entry IDNA cannot encode can never equal a validated host.
+        return name
+
+
+def host_is_trusted(host: str, trusted_hosts: Collection[str]) -> bool:
+    """Tell whether ``host`` matches one of ``trusted_hosts``.
+
+    An entry starting with a dot, such as ``.example.com``, matches that
+    domain and all its subdomains. Ports are not compared.
+    """
+    if not host:
+        return False
+    name = _host_name(host)
+    if isinstance(trusted_hosts, str):
+        trusted_hosts = (trusted_hosts,)
+    for entry in trusted_hosts:
+        if entry.startswith("."):
+            suffix = _trusted_name(entry[1:])
+            if suffix and (name == suffix or name.endswith("." + suffix)):
+                return True
+        elif name == _trusted_name(entry):
+            return True
+    return False
+
+
+def node_address(node: str) -> str | None:
+    """Return the IP address in a forwarding node, or None if it has none.
+
+    Accepts the RFC 7239 §6 forms ``192.0.2.1``, ``192.0.2.1:80``,
+    ``[2001:db8::1]`` and ``[2001:db8::1]:80``, and the bare IPv6 form that
+    X-Forwarded-For carries; the address comes back in its canonical form.
+    """
+    node = node.strip(" \t")
+    if node.startswith("["):
+        host, bracket, port = node[1:].partition("]")
+        if not bracket or (port and not NODE_PORT_RE.fullmatch(port)):
+            return None
+        try:
+            return str(IPv6Address(host))
+        except ValueError:
+            return None
+    try:
+        return str(ip_address(node))
+    except ValueError:
+        pass
+    host, colon, port = node.partition(":")
+    if not colon or not NODE_PORT_RE.fullmatch(colon + port):
+        return None
+    try:
+        return str(ip_address(host))
+    except ValueError:
+        return None
+
+
+def _ascii_int(value: str | None) -> int | None:
+    """Return the 1*DIGIT value as an int, or None when absent or invalid."""
+    if value is None:
+        return None
+    value = value.strip(" \t")
+    if not (value.isascii() and value.isdigit()) or len(value.lstrip("0")) > _MAX_INT_DIGITS:
+        return None
+    number = int(value)
+    return number if number <= _MAX_INT else None
+
+
+def _quote_path(path: str) -> str:
+    """Percent-encode decoded path text for use in a URI."""
+    try:
+        data = path.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        # A lone surrogate that no byte decoding produced: keep it visible.
+        data = path.encode("utf-8", "surrogatepass")
+    return quote(data, safe=_PATH_SAFE)
+
+
+def _quote_query(query: bytes) -> str:
+    """Percent-encode a raw query string, keeping its valid escapes."""
+    if b"%" in query:
+        query = _LONE_PERCENT_RE.sub(b"%25", query)
+    return quote(query, safe=_QUERY_SAFE)
+
+
+def _normalize_path(path: str) -> str:
+    return path if path[:1] == "/" else "/" + path
+
+
+def _normalize_root_path(root_path: str) -> str:
+    root_path = root_path.rstrip("/")
+    return root_path if not root_path or root_path[0] == "/" else "/" + root_path
+
+
+class Request:
+    """An HTTP request's method, target, headers and connection facts.
+
+    The constructor stores the values an adapter read from its transport;
+    every other attribute is parsed from them on first access and cached.
+    Parsed header attributes never raise on malformed values: they give
+    None or an empty result instead. The only error a request raises on
+    client input is :class:`~sansio_http.UntrustedHost`, from :attr:`host`
+    and the URLs built from it, when :attr:`trusted_hosts` is set.
+
+    Subclasses may add bodies and transport state; :meth:`replace` keeps
+    their instance attributes and drops every cached value.
+
+    Args:
+        method: The request method; stored upper-cased.
+        path: The percent-decoded path below ``root_path``; a missing
+            leading ``/`` is added.
+        query_string: The raw bytes after ``?``, without the ``?``.
+        headers: A :class:`~sansio_http.Headers`, or anything it accepts
+            (ASGI raw pairs are kept by reference, not copied).
+        scheme: ``http``, ``https``, ``ws`` or ``wss``, as the adapter saw it.
+        remote_addr: The peer's address, or None when unknown (Unix sockets).
+        root_path: The path the application is mounted under; a trailing
+            ``/`` is removed.
+        server: The server's ``(host, port)``, or ``(path, None)`` for a
+            Unix socket; used for :attr:`host` when there is no Host header.
+        trusted_hosts: Overrides the class's :attr:`trusted_hosts` when
+            given.
+    """
+
+    #: Host names :attr:`host` accepts, or None to accept any well-formed
+    #: host. A name starting with ``.`` also matches every subdomain. Set it
+    #: on a subclass, or per request through the constructor. An empty
+    #: collection trusts no host at all.
+    trusted_hosts: Collection[str] | None = None
+
+    method: str
+    path: str
+    query_string: bytes
+    headers: Headers
+    scheme: str
+    remote_addr: str | None
+    root_path: str
+    server: tuple[str, int | None] | None
+
+    def __init__(
+        self,
+        method: str,
+        path: str,
+        query_string: bytes,
+        headers: HeadersInput,
+        scheme: str,
+        remote_addr: str | None,
+        root_path: str,
+        server: tuple[str, int | None] | None = None,
+        *,
+        trusted_hosts: Collection[str] | None = None,
+    ) -> None:
+        # PERF: only cheap normalisation here, inlined (one call costs as much
+        # as the test); everything else waits for the first access. Headers
+        # keeps ASGI raw pairs by reference.
+        self.method = method.upper()
+        self.path = path if path[:1] == "/" else "/" + path
+        self.query_string = query_string
+        self.headers = headers if isinstance(headers, Headers) else Headers(headers)
+        self.scheme = scheme
+        self.remote_addr = remote_addr
+        self.root_path = _normalize_root_path(root_path) if root_path else ""
+        self.server = server
+        if trusted_hosts is not None:
+            self.trusted_hosts = trusted_hosts
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.method} {self.full_path!r}>"
+
+    def replace(self, **changes: Unpack[_Changes]) -> Self:
+        """Return a copy of this request with some constructor values changed.
+
+        The copy keeps the instance attributes of subclasses (such as a body
+        stream) and recomputes every cached attribute from the new values.
+
+        Args:
+            **changes: New values for any of the constructor's arguments,
+                normalised as the constructor does; ``trusted_hosts=None``
+                returns to the class's setting.
+
+        Returns:
+            A new request of the same class.
+
+        Raises:
+            TypeError: A name is not one of the constructor's arguments.
+        """
+        unknown = changes.keys() - _Changes.__annotations__.keys()
+        if unknown:
+            raise TypeError(f"replace() got unexpected arguments: {sorted(unknown)}")
+        # copy.copy keeps a subclass's own state, __slots__ included, and
+        # honours a __copy__ it may define.
+        new = copy.copy(self)
+        state = new.__dict__
+        for klass in type(self).__mro__:
+            for name, value in vars(klass).items():
+                if isinstance(value, functools.cached_property):
+                    state.pop(name, None)
+        state.update(changes)
+        if "method" in changes:
+            new.method = changes["method"].upper()
+        if "path" in changes:
+            new.path = _normalize_path(changes["path"])
+        if "root_path" in changes:
+            new.root_path = _normalize_root_path(changes["root_path"])
+        if "headers" in changes:
+            headers = changes["headers"]
+            new.headers = headers if isinstance(headers, Headers) else Headers(headers)
+        if "trusted_hosts" in changes and changes["trusted_hosts"] is None:
+            # As in the constructor, None means "the class's setting".
+            del state["trusted_hosts"]
+        return new
+
+    # -- the URL ------------------------------------------------------------
+
+    @_cached
+    def host(self) -> str:
+        """The lower-cased ``host[:port]`` the request was sent to.
+
+        Taken from the Host header, else from :attr:`server`, without the
+        scheme's default port; ``""`` when neither gives a well-formed host.
+        A malformed Host header (RFC 3986 §3.2.2) is ignored, so the value
+        never holds spaces, CR or LF.
+
+        Raises:
+            UntrustedHost: :attr:`trusted_hosts` is set and the host, or a
+                malformed Host header, is not in it.
+        """
+        trusted = self.trusted_hosts
+        if trusted is None:
+            return find_host(self.headers, self.server, self.scheme)
+        values = self.headers.getlist("host")
+        if len(values) > 1 or (values and values[0]):
+            # SECURITY: a Host header that is present is the only candidate;
+            # falling back to the server name would hide a malformed one.
+            host = validate_host(values[0], self.scheme) if len(values) == 1 else None
+        else:
+            host = _server_host(self.server, self.scheme)
+        if host is None or not host_is_trusted(host, trusted):
+            raise UntrustedHost()
+        return host
+
+    @_cached
+    def full_path(self) -> str:
+        """The percent-encoded path and, after ``?``, the query string."""
+        path = _quote_path(self.path)
+        return f"{path}?{_quote_query(self.query_string)}" if self.query_string else path
+
+    @_cached
+    def root_url(self) -> str:
+        """The URL the application is mounted at, ending with ``/``."""
+        return f"{self.scheme}://{self.host}{_quote_path(self.root_path)}/"
+
+    @_cached
+    def base_url(self) -> str:
+        """The request URL without its query string."""
+        return f"{self.scheme}://{self.host}{_quote_path(self.root_path + self.path)}"
+
+    @_cached
+    def url(self) -> str:
+        """The full request URL, percent-encoded (an RFC 3986 URI)."""
+        if self.query_string:
+            return f"{self.base_url}?{_quote_query(self.query_string)}"
+        return self.base_url
+
+    @_cached
+    def is_secure(self) -> bool:
+        """Whether the request came over TLS (``https`` or ``wss``)."""
+        return self.scheme in _SECURE_SCHEMES
+
+    @_cached
+    def args(self) -> ImmutableMultiDict[str, str]:
+        """The query string's parameters, in order, with repeated keys kept."""
+        return ImmutableMultiDict(parse_urlencoded(self.query_string))
+
+    # -- the connection -----------------------------------------------------
+
+    @_cached
+    def access_route(self) -> list[str]:
+        """The client addresses the request claims to come through.
+
+        The ``for`` nodes of the Forwarded header (RFC 7239), else the
+        X-Forwarded-For list, client first, with brackets and ports removed
+        from IP addresses; ``[remote_addr]`` when neither header is sent.
+        Any client can write these headers: use
+        :class:`~sansio_http.ProxyPolicy` to decide which entries to trust.
+        """
+        forwarded = self.headers.get_joined("forwarded")
+        if forwarded:
+            nodes = [element["for"] for element in parse_forwarded(forwarded) if "for" in element]
+        else:
+            x_for = self.headers.get_joined("x-forwarded-for")
+            nodes = [node.strip() for node in x_for.split(",")] if x_for else []
+        if nodes:
+            return [node_address(node) or node for node in nodes if node]
+        return [self.remote_addr] if self.remote_addr else []
+
+    # -- the body's description ---------------------------------------------
+
+    @_cached
+    def content_type(self) -> str | None:
+        """The Content-Type header as sent, or None."""
+        return self.headers.get("content-type")
+
+    @_cached
+    def _parsed_content_type(self) -> tuple[str, dict[str, str]]:
+        return parse_options_header(self.content_type)
+
+    @_cached
+    def mimetype(self) -> str:
+        """The lower-cased media type of the body, ``""`` when not given."""
+        return self._parsed_content_type[0]
+
+    @_cached
+    def mimetype_params(self) -> dict[str, str]:
+        """The Content-Type parameters, such as ``charset``, by lower-case name."""
+        return self._parsed_content_type[1]
+
+    @_cached
+    def is_json(self) -> bool:
+        """Whether the body is JSON: ``application/json`` or ``*/*+json``."""
+        mimetype = self.mimetype
+        return mimetype == "application/json" or (
+            mimetype.startswith("application/") and mimetype.endswith("+json")
+        )
+
+    @_cached
+    def content_length(self) -> int | None:
+        """The Content-Length as an int; None when absent or invalid.
+
+        Repeated or comma-separated copies of one value count as that value
+        (RFC 9110 §8.6); differing values, signs and non-digits are invalid.
+        """
+        values = self.headers.getlist("content-length")
+        if not values:
+            return None
+        lengths = {_ascii_int(item) for value in values for item in value.split(",")}
+        return lengths.pop() if len(lengths) == 1 else None
+
+    # -- content negotiation ------------------------------------------------
+
+    @_cached
+    def accept_mimetypes(self) -> MIMEAccept:
+        """The Accept header's media types, with their qualities."""
+        return parse_accept_header(self.headers.get_joined("accept"), MIMEAccept)
+
+    @_cached
+    def accept_languages(self) -> LanguageAccept:
+        """The Accept-Language header's languages, with their qualities."""
+        return parse_accept_header(self.headers.get_joined("accept-language"), LanguageAccept)
+
+    @_cached
+    def accept_encodings(self) -> EncodingAccept:
+        """The Accept-Encoding header's codings, with their qualities."""
+        # NOTE: None when absent, not "": an empty Accept-Encoding means identity only.
+        return parse_accept_header(self.headers.get_joined("accept-encoding"), EncodingAccept)
+
+    @_cached
+    def accept_charsets(self) -> CharsetAccept:
+        """The Accept-Charset header's charsets, with their qualities."""
+        return parse_accept_header(self.headers.get_joined("accept-charset"), CharsetAccept)
+
+    # -- conditional requests -----------------------------------------------
+
+    @_cached
+    def if_match(self) -> ETags:
+        """The If-Match entity tags; empty when the header is absent."""
+        return parse_etags(self.headers.get_joined("if-match"))
+
+    @_cached
+    def if_none_match(self) -> ETags:
+        """The If-None-Match entity tags; empty when the header is absent."""
+        return parse_etags(self.headers.get_joined("if-none-match"))
+
+    @_cached
+    def if_modified_since(self) -> datetime | None:
+        """The If-Modified-Since date (aware, UTC), or None."""
+        return parse_date(self.headers.get("if-modified-since"))
+
+    @_cached
+    def if_unmodified_since(self) -> datetime | None:
+        """The If-Unmodified-Since date (aware, UTC), or None."""
+        return parse_date(self.headers.get("if-unmodified-since"))
+
+    @_cached
+    def if_range(self) -> IfRange:
+        """The If-Range entity tag or date; all None when absent."""
+        return parse_if_range(self.headers.get("if-range"))
+
+    @_cached
+    def range(self) -> Range | None:
+        """The requested byte ranges, or None when absent or malformed."""
+        return parse_range(self.headers.get("range"))
+
+    # -- other request headers ----------------------------------------------
+
+    @_cached
+    def authorization(self) -> Authorization | None:
+        """The Authorization credentials, or None when absent or malformed."""
+        return parse_authorization(self.headers.get("authorization"))
+
+    @_cached
+    def cache_control(self) -> RequestCacheControl:
+        """The Cache-Control request directives."""
+        return parse_cache_control(self.headers.get_joined("cache-control"))
+
+    @_cached
+    def pragma(self) -> tuple[str, ...]:
+        """The Pragma directives, such as ``("no-cache",)``."""
+        return tuple(parse_list_header(self.headers.get_joined("pragma")))
+
+    @_cached
+    def cookies(self) -> ImmutableMultiDict[str, str]:
+        """The cookies the client sent, in order, with repeated names kept."""
+        values = self.headers.getlist("cookie")
+        # RFC 9113 §8.2.3: HTTP/2 may split the Cookie header; rejoin with "; ".
+        value = values[0] if len(values) == 1 else "; ".join(values)
+        return ImmutableMultiDict(parse_cookie(value))
+
+    @_cached
+    def date(self) -> datetime | None:
+        """The Date header (aware, UTC), or None when absent or malformed."""
+        return parse_date(self.headers.get("date"))
+
+    @_cached
+    def max_forwards(self) -> int | None:
+        """The Max-Forwards count, or None when absent or invalid."""
+        return _ascii_int(self.headers.get("max-forwards"))
+
+    @_cached
+    def user_agent(self) -> str | None:
+        """The User-Agent header as sent, or None."""
+        return self.headers.get("user-agent")
+
+    @_cached
+    def origin(self) -> str | None:
+        """The Origin header as sent, or None."""
+        return self.headers.get("origin")
+
+    @_cached
+    def referrer(self) -> str | None:
+        """The Referer header as sent, or None."""
+        return self.headers.get("referer")

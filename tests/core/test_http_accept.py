@@ -171,6 +171,8 @@ def test_language_more_specific_range_wins() -> None:
         ("utf-8, *;q=0.1", "koi8-r", 0.1),
         ("x-unknown", "X-Unknown", 1.0),
         ("utf-8", "ascii", 0.0),
+        ("Shift_JIS", "sjis", 1.0),
+        ("\x00", "\x00", 1.0),
     ],
 )
 def test_charsets_compare_by_codec(header: str, offer: str, quality: float) -> None:
@@ -240,3 +242,10 @@ def test_to_header_round_trip(items: list[tuple[str, float]]) -> None:
 def test_long_header_parses() -> None:
     header = ", ".join(f"type{i}/sub;q=0.{i % 10}" for i in range(5_000))
     assert len(parse_accept_header(header, MIMEAccept)) == 5_000
+
+
+def test_long_media_ranges_match() -> None:
+    subtype = "vnd." + "x" * 200
+    accept = parse_accept_header(f"application/{subtype};q=0.5", MIMEAccept)
+    assert accept.quality(f"application/{subtype}") == 0.5
+    assert accept.quality("application/json") == 0.0

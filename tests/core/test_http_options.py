@@ -63,6 +63,8 @@ TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=30)
         ("a; t*=\"UTF-8''%C3%A9\"", ("a", {"t*": "\u00e9"})),
         ("a; t*=UTF-8''%FF", ("a", {"t*": "\ufffd"})),
         ("a; t*=utf-7''x", ("a", {})),
+        ("a; t*=Latin_1''%E9", ("a", {"t*": "\u00e9"})),
+        ("a; t*=\x00''x", ("a", {})),
         ("a; t*=unicode_escape''x", ("a", {})),
         ("a; t*=no-such-charset''x", ("a", {})),
         ("a; t*=UTF-8", ("a", {})),

@@ -8,12 +8,12 @@ one, RFC 9110 §12.5.1) and picks the best of the server's offers.
 
 from __future__ import annotations
 
-import codecs
+import functools
 import re
 from collections.abc import Hashable, Iterable, Iterator
 from typing import Final, TypeVar, cast, overload
 
-from sansio_http._parsers.tokens import split_quoted
+from sansio_http._parsers.tokens import charset_name, split_quoted
 
 _QVALUE_RE: Final = re.compile(r"[0-9]{0,5}(?:\.[0-9]{0,5})?")
 # RFC 9110 §12.4.2: the smallest weight a qvalue can express.
@@ -171,20 +171,9 @@ class MIMEAccept(Accept):
     """
 
     def _range_key(self, value: str) -> _Key | None:
-        media, *params = value.split(";")
-        kind, slash, subtype = media.strip().lower().partition("/")
-        if not slash:
-            if kind != "*":
-                return None
-            subtype = "*"
-        if not kind or not subtype or (kind == "*" and subtype != "*"):
-            return None
-        pairs = []
-        for param in params:
-            name, equals, text = param.partition("=")
-            if equals:
-                pairs.append((name.strip().lower(), text.strip().strip('"').lower()))
-        return kind, subtype, frozenset(pairs)
+        if len(value) > _MAX_CACHED_LENGTH:
+            return _media_key.__wrapped__(value)
+        return _media_key(value)
 
     def _specificity(self, key: _Key) -> tuple[int, ...]:
         kind, subtype, params = cast(_Media, key)
@@ -221,16 +210,14 @@ class LanguageAccept(Accept):
 class CharsetAccept(Accept):
     """The ``Accept-Charset`` header; aliases compare equal (``utf8``).
 
-    Names known to Python's codec registry are compared by codec, so
-    ``latin-1`` and ``ISO-8859-1`` are the same charset; others by name.
+    Names are compared case-insensitively, with ``_`` read as ``-`` and the
+    common aliases folded: ``latin-1`` and ``ISO-8859-1`` are one charset.
+    Python's codec registry is not consulted, since it keeps every unknown
+    name it is asked about.
     """
 
     def _range_key(self, value: str) -> _Key | None:
-        name = value.strip().lower()
-        try:
-            return codecs.lookup(name).name
-        except LookupError:
-            return name or None
+        return charset_name(value) or None
 
 
 class EncodingAccept(Accept):
@@ -255,10 +242,36 @@ class EncodingAccept(Accept):
 A = TypeVar("A", bound=Accept)
 
 
+# PERF: servers offer the same few types on every request and browsers send the
+# same few ranges, so parsing each once pays. The cache holds at most 256 values
+# of at most 100 characters, so hostile headers cannot make it grow.
+_MAX_CACHED_LENGTH: Final = 100
+
+
+@functools.lru_cache(maxsize=256)
+def _media_key(value: str) -> _Media | None:
+    """Return ``(type, subtype, params)`` of a media range, or None."""
+    media, *params = value.split(";")
+    kind, slash, subtype = media.strip().lower().partition("/")
+    if not slash:
+        if kind != "*":
+            return None
+        subtype = "*"
+    if not kind or not subtype or (kind == "*" and subtype != "*"):
+        return None
+    pairs = []
+    for param in params:
+        name, equals, text = param.partition("=")
+        if equals:
+            pairs.append((name.strip().lower(), text.strip().strip('"').lower()))
+    return kind, subtype, frozenset(pairs)
+
+
 def _parse_items(value: str) -> list[tuple[str, float]]:
     items = []
-    for item in split_quoted(value, ","):
-        pieces = split_quoted(item, ";")
+    quoted = '"' in value
+    for item in split_quoted(value, ",") if quoted else value.split(","):
+        pieces = split_quoted(item, ";") if quoted else item.split(";")
         kept = [pieces[0].strip()]
         quality: float | None = 1.0
         for piece in pieces[1:]:

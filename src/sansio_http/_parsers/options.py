@@ -10,19 +10,25 @@ lists of RFC 9110 §5.6.1 that have no dedicated parser.
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Mapping
 from typing import Final
 from urllib.parse import quote as percent_quote
 from urllib.parse import unquote_to_bytes
 
-from sansio_http._parsers.tokens import is_token, iter_pairs, quote, split_quoted, unquote
+from sansio_http._parsers.tokens import (
+    charset_name,
+    is_token,
+    iter_pairs,
+    quote,
+    split_quoted,
+    unquote,
+)
 
 # RFC 8187 §3.2.1: recipients must support UTF-8 and ISO-8859-1; US-ASCII is a
-# subset of both. Other codecs are refused rather than looked up, since
-# Python's registry also holds transforms (``unicode_escape``, ``idna``) that
-# were never meant for header text.
-_CHARSETS: Final = frozenset({"utf-8", "iso8859-1", "ascii"})
+# subset of both. Other charsets are refused rather than looked up in Python's
+# codec registry, which also holds transforms (``unicode_escape``, ``idna``)
+# never meant for header text. Values are Python codec names.
+_CODECS: Final = {"utf-8": "utf-8", "iso-8859-1": "latin-1", "us-ascii": "ascii"}
 # RFC 8187 §3.2.1 ``attr-char`` besides letters, digits and ``-._~``, which
 # urllib.parse.quote always keeps.
 _ATTR_SAFE: Final = "!#$&+^`|"
@@ -31,20 +37,11 @@ _ATTR_SAFE: Final = "!#$&+^`|"
 _MAX_INDEX_DIGITS: Final = 3
 
 
-def _charset(name: str) -> str | None:
-    """Return the codec name for an RFC 8187 charset, or None if unsupported."""
-    try:
-        codec = codecs.lookup(name).name
-    except LookupError:
-        return None
-    return codec if codec in _CHARSETS else None
-
-
 def _decode_extended(raw: str) -> tuple[str, bytes] | None:
     """Split an RFC 8187 ``charset'language'value`` into codec and bytes."""
     charset, _, rest = raw.partition("'")
     _language, quote_mark, data = rest.partition("'")
-    codec = _charset(charset)
+    codec = _CODECS.get(charset_name(charset))
     if codec is None or not quote_mark:
         return None
     return codec, unquote_to_bytes(data)

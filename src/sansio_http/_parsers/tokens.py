@@ -34,6 +34,39 @@ _ESCAPE_RE: Final = re.compile(r'\\(["\\])')
 _QUOTED_RE: Final = re.compile(r'"([^"\\]*(?:\\.[^"\\]*)*)("?)', re.DOTALL)
 
 
+# SECURITY: charset names come from the peer, so they are never given to
+# codecs.lookup(): Python's encodings search caches every unknown name it is
+# asked for, without bound, and tries an import for each. This table folds the
+# common aliases (from the WHATWG Encoding Standard and Python's own) instead.
+_CHARSET_ALIASES: Final = {
+    alias: name
+    for name, aliases in {
+        "utf-8": ("utf8", "unicode-1-1-utf-8", "x-unicode20utf8"),
+        "iso-8859-1": ("latin1", "latin-1", "l1", "iso8859-1", "iso-ir-100", "cp819", "ibm819"),
+        "us-ascii": ("ascii", "ansi-x3.4-1968", "us", "iso646-us"),
+        "utf-16": ("utf16",),
+        "utf-16le": ("utf16le", "utf-16-le"),
+        "utf-16be": ("utf16be", "utf-16-be"),
+        "windows-1252": ("cp1252", "x-cp1252"),
+        "iso-8859-15": ("latin9", "latin-9", "iso8859-15", "l9"),
+        "shift-jis": ("shift_jis", "sjis", "ms-kanji", "x-sjis"),
+        "euc-jp": ("eucjp", "x-euc-jp"),
+        "gbk": ("cp936", "x-gbk"),
+        "koi8-r": ("koi8r", "koi"),
+    }.items()
+    for alias in aliases
+}
+
+
+def charset_name(value: str) -> str:
+    """Return the canonical lower-case name of a charset, folding aliases.
+
+    Unknown names come back lower-cased with ``_`` read as ``-``.
+    """
+    name = value.strip().lower().replace("_", "-")
+    return _CHARSET_ALIASES.get(name, name)
+
+
 def is_token(value: str) -> bool:
     """Tell whether ``value`` is a non-empty RFC 9110 token."""
     return _TOKEN_RE.fullmatch(value) is not None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeAlias
 
@@ -198,28 +198,35 @@ class UploadedFile:
         filename: The file name as sent (see :class:`FileStart`); never use
             it as a path without :func:`safe_filename`.
         content_type: The part's Content-Type header, or None if absent.
-        headers: The part's headers, names lower-cased.
         size: The size in bytes.
         stream: The spool file holding the bytes.
     """
 
-    __slots__ = ("content_type", "filename", "headers", "name", "size", "stream")
+    __slots__ = ("_headers", "_pairs", "content_type", "filename", "name", "size", "stream")
 
     def __init__(
         self,
         name: str,
         filename: str,
         content_type: str | None,
-        headers: ImmutableMultiDict[str, str],
+        headers: Iterable[tuple[str, str]],
         stream: SpoolFile,
         size: int,
     ) -> None:
         self.name = name
         self.filename = filename
         self.content_type = content_type
-        self.headers = headers
+        self._pairs = headers
+        self._headers: ImmutableMultiDict[str, str] | None = None
         self.stream = stream
         self.size = size
+
+    @property
+    def headers(self) -> ImmutableMultiDict[str, str]:
+        """The part's headers, names lower-cased (built on first use)."""
+        if self._headers is None:
+            self._headers = ImmutableMultiDict(self._pairs)
+        return self._headers
 
     @property
     def mimetype(self) -> str:

@@ -47,7 +47,15 @@ _DEFAULT_LIMITS: Final = FormLimits()
 class _UrlencodedDecoder:
     """Decode a urlencoded body field by field, across chunk boundaries."""
 
-    __slots__ = ("_memory", "_memory_limit", "_parts", "_parts_limit", "_pending", "_pending_size")
+    __slots__ = (
+        "_memory",
+        "_memory_limit",
+        "_parts",
+        "_parts_limit",
+        "_pending",
+        "_pending_size",
+        "pairs",
+    )
 
     def __init__(self, limits: FormLimits) -> None:
         self._memory_limit = limits.max_form_memory_size
@@ -58,6 +66,8 @@ class _UrlencodedDecoder:
         # that a long value fed in small chunks is joined once rather than copied per chunk.
         self._pending: list[bytes] = []
         self._pending_size = 0
+        #: Where fields go as pairs instead of Field events, when set (see MultipartDecoder).
+        self.pairs: list[tuple[str, str]] | None = None
 
     def feed(self, chunk: bytes, events: list[FormEvent]) -> None:
         cut = chunk.rfind(b"&")
@@ -92,7 +102,10 @@ class _UrlencodedDecoder:
             raise RequestEntityTooLarge(
                 f"The form breaks max_form_parts: it has more than {self._parts_limit} fields."
             )
-        events.extend([Field(name, value) for name, value in pairs])
+        if self.pairs is None:
+            events.extend([Field(name, value) for name, value in pairs])
+        else:
+            self.pairs.extend(pairs)
 
     def _check_memory(self, size: int) -> None:
         if self._memory_limit is not None and size > self._memory_limit:
@@ -303,8 +316,9 @@ class FormCollector:
 
     def _finish(self, start: FileStart, stream: SpoolFile, size: int) -> None:
         stream.seek(0)
-        headers = ImmutableMultiDict(start.headers)
-        upload = UploadedFile(start.name, start.filename, start.content_type, headers, stream, size)
+        upload = UploadedFile(
+            start.name, start.filename, start.content_type, start.headers, stream, size
+        )
         self._files.append((start.name, upload))
         self._start = self._file = None
 
@@ -354,6 +368,8 @@ class FormDecoder:
         )
         self._collector = FormCollector(spool)
         self._closed = False
+        # PERF: text fields skip the Field events and go straight into the collector.
+        self._events._decoder.pairs = self._collector._fields
 
     supports = staticmethod(FormEventDecoder.supports)
 

@@ -24,7 +24,6 @@ from sansio_http._formdata import (
     safe_filename,
 )
 from sansio_http._forms import FormCollector, FormDecoder, FormEventDecoder
-from sansio_http._multidict import ImmutableMultiDict
 
 BOUNDARY = "b0undary"
 MULTIPART = f"multipart/form-data; boundary={BOUNDARY}"
@@ -117,6 +116,7 @@ def test_multipart_form_data(chunks: list[bytes]) -> None:
     assert (upload.name, upload.filename, upload.size) == ("upload", "a.txt", 13)
     assert upload.content_type == "text/plain"
     assert upload.headers["content-type"] == "text/plain"
+    assert upload.headers is upload.headers
     assert upload.read() == b"line\r\n--b0und"
 
 
@@ -528,7 +528,7 @@ def test_uploaded_file_api() -> None:
 
 def test_uploaded_file_defaults_and_context_manager() -> None:
     stream = io.BytesIO(b"x")
-    upload = UploadedFile("n", "f", None, ImmutableMultiDict(), stream, 1)
+    upload = UploadedFile("n", "f", None, (), stream, 1)
     assert upload.mimetype == "text/plain"
     assert "no content type" in repr(upload)
     with upload as same:
@@ -541,7 +541,7 @@ def test_uploaded_file_defaults_and_context_manager() -> None:
     [("Text/HTML; charset=utf-8", "text/html"), ("image/png", "image/png")],
 )
 def test_uploaded_file_mimetype(content_type: str, mimetype: str) -> None:
-    upload = UploadedFile("n", "f", content_type, ImmutableMultiDict(), io.BytesIO(), 0)
+    upload = UploadedFile("n", "f", content_type, [], io.BytesIO(), 0)
     assert upload.mimetype == mimetype
 
 
@@ -591,3 +591,21 @@ def test_safe_filename_keeps_within_255_bytes(filename: str, suffix: str) -> Non
     assert len(safe.encode()) <= 255
     assert safe.endswith(suffix)
     safe.encode().decode()
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body"), [(MULTIPART, BROWSER_BODY), (URLENCODED, URLENCODED_BODY)]
+)
+def test_event_decoder_and_collector_give_what_form_decoder_gives(
+    content_type: str, body: bytes
+) -> None:
+    decoder = FormEventDecoder(content_type)
+    collector = FormCollector()
+    collector.send(decoder.feed(body))
+    collector.send(decoder.close())
+    streamed = collector.result()
+    direct = decode([body], content_type)
+    assert streamed.form == direct.form
+    assert [(n, f.read()) for n, f in streamed.files.items(multi=True)] == [
+        (n, f.read()) for n, f in direct.files.items(multi=True)
+    ]

@@ -402,3 +402,26 @@ def test_another_request_answers_while_a_50_mib_upload_spools() -> None:
 
     assert run(main()) == (200, str(size).encode())
     assert order == ["hello answered", "upload done"]
+
+
+def test_a_limit_hit_while_a_batch_is_decoded_discards_the_files() -> None:
+    made: list[io.BytesIO] = []
+
+    def spool() -> io.BytesIO:
+        made.append(io.BytesIO())
+        return made[-1]
+
+    body = multipart(("upload", "big.bin", b"q" * (6 * SPOOL_MAX_SIZE)))
+    step = 256 * 1024
+    parts = [body[i : i + step] for i in range(0, len(body), step)]
+
+    async def main() -> None:
+        request, _ = make(
+            chunks(*parts), headers=[MULTIPART], spool=spool, max_content_length=4 * SPOOL_MAX_SIZE
+        )
+        with pytest.raises(RequestEntityTooLarge):
+            await request.form()
+
+    run(main())
+    assert made
+    assert all(file.closed for file in made)

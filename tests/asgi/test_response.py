@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -270,3 +271,49 @@ def test_a_streaming_response_may_echo_the_request_body() -> None:
 
     result = run(request(asgi_app(handler), "POST", body=[b"ab", b"cd", b"ef"]))
     assert result.body == b"ABCDEF"
+
+
+def test_head_closes_a_sync_generator_on_the_loop() -> None:
+    def generate() -> Iterator[bytes]:
+        yield b"never"
+
+    body = generate()
+    result = run(request(serve(Response(body)), "HEAD"))
+    assert body_messages(result.messages) == [(b"", False)]
+    assert body.gi_frame is None  # closed
+
+
+def test_a_disconnect_while_the_thread_makes_a_chunk() -> None:
+    stopped = []
+
+    def slow() -> Iterator[bytes]:
+        try:
+            yield b"first"
+            while True:
+                time.sleep(0.02)
+                yield b"late"
+        finally:
+            stopped.append(True)
+
+    result = run(request(serve(Response(slow())), disconnect_after=1))
+    assert result.body == b"first"
+    assert stopped == [True]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        lambda path: FileBody(path, offset=5),
+        lambda path: FileBody.from_segments(path, [b"x", FileRegion(0, None)]),
+    ],
+)
+def test_pathsend_only_for_a_whole_file(data_file: Path, body: Any) -> None:
+    pathsend: dict[str, Any] = {"http.response.pathsend": {}}
+    result = run(request(serve(Response(body(data_file))), extensions=pathsend))
+    assert result.messages[-1]["type"] == "http.response.body"
+
+
+def test_pathsend_for_a_file_to_its_end(data_file: Path) -> None:
+    pathsend: dict[str, Any] = {"http.response.pathsend": {}}
+    result = run(request(serve(Response(FileBody(data_file))), extensions=pathsend))
+    assert result.messages[-1]["type"] == "http.response.pathsend"

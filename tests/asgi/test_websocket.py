@@ -301,3 +301,80 @@ def test_the_client_leaving_before_accept() -> None:
 
     run(main())
     assert outcome == [1001]
+
+
+def test_state_and_repr() -> None:
+    async def receive() -> Message:
+        return {"type": "websocket.connect"}
+
+    async def send(message: Message) -> None:
+        pass
+
+    scope = {"type": "websocket", "path": "/chat", "headers": [], "state": {"n": 1}}
+    ws = WebSocket(scope, receive, send)
+    assert ws.state == {"n": 1}
+    assert repr(ws) == "<WebSocket '/chat' connecting>"
+    assert WebSocket({**scope, "state": None}, receive, send, state={"n": 2}).state == {"n": 2}
+    del scope["state"]
+    with pytest.raises(RuntimeError, match="no lifespan state"):
+        _ = WebSocket(scope, receive, send).state
+
+
+def test_close_before_accept_when_the_client_already_left() -> None:
+    async def receive() -> Message:
+        return {"type": "websocket.disconnect", "code": 1001}
+
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    async def main() -> bool:
+        ws = WebSocket({"type": "websocket", "path": "/", "headers": []}, receive, send)
+        await ws.close()
+        return ws.closed
+
+    assert run(main()) is True
+    assert sent == []
+
+
+def test_a_deny_with_a_streamed_body() -> None:
+    async def handler(ws: WebSocket) -> None:
+        await ws.deny(Response([b"go ", b"away"], 403))
+
+    async def main() -> list[Any]:
+        async with websocket(ws_app(handler), extensions=DENIAL) as client:
+            return [(await client.next()).get("body") for _ in range(4)]
+
+    assert run(main()) == [None, b"go ", b"away", b""]
+
+
+def test_an_error_after_the_close_is_only_logged(
+    adapter_log: pytest.LogCaptureFixture,
+) -> None:
+    async def handler(ws: WebSocket) -> None:
+        await ws.accept()
+        await ws.close()
+        raise RuntimeError("after close")
+
+    async def main() -> None:
+        async with websocket(ws_app(handler)) as client:
+            await client.next()
+            await client.next()
+
+    run(main())
+    assert "after close" in adapter_log.text
+
+
+def test_binary_messages_with_receive_bytes() -> None:
+    async def handler(ws: WebSocket) -> None:
+        await ws.accept()
+        await ws.send_bytes((await ws.receive_bytes())[::-1])
+
+    async def main() -> Any:
+        async with websocket(ws_app(handler)) as client:
+            await client.next()
+            await client.send_bytes(b"abc")
+            return (await client.next())["bytes"]
+
+    assert run(main()) == b"cba"

@@ -35,7 +35,15 @@ class Receiver:
     is held, so a client cannot make the adapter buffer an upload.
     """
 
-    __slots__ = ("_buffer", "_drained", "_pending", "_receive", "body_complete", "disconnected")
+    __slots__ = (
+        "_buffer",
+        "_changed",
+        "_pending",
+        "_reading",
+        "_receive",
+        "body_complete",
+        "disconnected",
+    )
 
     def __init__(self, receive: Receive) -> None:
         self._receive = receive
@@ -43,8 +51,11 @@ class Receiver:
         self._buffer: deque[Message] = deque()
         # The receive() in flight, started by whoever needed a message first.
         self._pending: asyncio.Future[Message] | None = None
-        # Set when the body reader empties the buffer; made on demand.
-        self._drained: asyncio.Event | None = None
+        # True while the body reader awaits receive() itself, without a task.
+        self._reading = False
+        # Set when the body reader empties the buffer or ends a direct read;
+        # made on demand by whoever waits for that.
+        self._changed: asyncio.Event | None = None
         #: True once ``http.disconnect`` was seen.
         self.disconnected = False
         #: True once the last body message (``more_body`` false) was seen.
@@ -61,10 +72,21 @@ class Receiver:
         while not buffer:
             if self.disconnected:
                 return DISCONNECT
+            if self._pending is None:
+                # PERF: nobody else is waiting for a message, so no task is
+                # needed: a body is read at the cost of plain receive() calls.
+                self._reading = True
+                try:
+                    message = await self._receive()
+                finally:
+                    self._reading = False
+                    self._wake()
+                self._note(message)
+                return message
             await self._fill()
         message = buffer.popleft()
-        if not buffer and self._drained is not None:
-            self._drained.set()
+        if not buffer:
+            self._wake()
         return message
 
     async def poll(self) -> bool:
@@ -79,9 +101,11 @@ class Receiver:
         """
         if self.disconnected:
             return True
-        if self._buffer and not self.body_complete:
-            # One unread chunk is held already; reading on would buffer more.
-            return False
+        if self._reading or (self._buffer and not self.body_complete):
+            # The body reader is receiving (it will see a disconnect), or one
+            # unread chunk is held already and reading on would buffer more.
+            await asyncio.sleep(0)
+            return self.disconnected
         task = self._start()
         # A few turns of the loop let a message that is ready arrive, even
         # through a server's own awaits; none of them waits for the network.
@@ -96,11 +120,13 @@ class Receiver:
     async def wait_disconnect(self) -> None:
         """Return when the client disconnects; body chunks are kept for the app."""
         while not self.disconnected:
-            if self._buffer and not self.body_complete:
-                # NOTE: the application may still read this chunk (a streaming
-                # response that echoes the request body); wait until it has.
-                self._drained = drained = asyncio.Event()
-                await drained.wait()
+            if self._reading or (self._buffer and not self.body_complete):
+                # NOTE: the application is reading the body, or may still read
+                # this chunk (a streaming response that echoes the request
+                # body); wait until it has.
+                if self._changed is None:
+                    self._changed = asyncio.Event()
+                await self._changed.wait()
                 continue
             await self._fill()
 
@@ -111,6 +137,11 @@ class Receiver:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+
+    def _wake(self) -> None:
+        changed, self._changed = self._changed, None
+        if changed is not None:
+            changed.set()
 
     def _start(self) -> asyncio.Future[Message]:
         task = self._pending

@@ -10,14 +10,19 @@ asked for, through :meth:`ASGIRequest.body`, :meth:`~ASGIRequest.stream`,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import tempfile
 from collections.abc import AsyncIterator, Collection
 from typing import Any, Final
 
 from sansio_http._errors import ClientDisconnected, RequestEntityTooLarge
-from sansio_http._formdata import FormData, FormLimits, SpoolFactory, UploadedFile
-from sansio_http._forms import FormDecoder
+from sansio_http._formdata import (
+    FormData,
+    FormEvent,
+    FormLimits,
+    SpoolFactory,
+    UploadedFile,
+)
+from sansio_http._forms import FormCollector, FormEventDecoder
 from sansio_http._json import decode_json
 from sansio_http._multidict import ImmutableMultiDict
 from sansio_http._request import Request
@@ -32,11 +37,11 @@ __all__ = ["FORM_BATCH_SIZE", "SPOOL_MAX_SIZE", "ASGIRequest", "default_spool"]
 # keeps 500 KiB), then roll over to a temporary file on disk.
 SPOOL_MAX_SIZE: Final = 1024 * 1024
 
-# PERF: a form body is decoded on the event loop while the total fed stays
-# within SPOOL_MAX_SIZE, so no default spool can reach the disk there; past
-# that, chunks are decoded in the thread pool in batches of this size. One
-# batch is decoded while the next is received, so memory stays near two
-# batches and the loop never waits on a disk write.
+# PERF: the files of a form are written on the event loop while the body
+# fed stays within SPOOL_MAX_SIZE, so no default spool can reach the disk
+# there; past that, the writes go to the thread pool in batches of this
+# size. One batch is written while the next is received and parsed, so
+# memory stays near two batches and the loop never waits on a disk write.
 FORM_BATCH_SIZE: Final = 1024 * 1024
 
 
@@ -128,15 +133,12 @@ class ASGIRequest(Request):
         Raises:
             RuntimeError: Neither the server nor the application keeps one.
         """
-        state = self.scope.get("state", self._state)
+        state = self.scope.get("state")
+        if state is None:
+            state = self._state
         if state is None:
             raise RuntimeError("the server and the application keep no lifespan state")
         return state  # type: ignore[no-any-return]
-
-    @property
-    def receiver(self) -> Receiver:
-        """The shared reader of ``receive()`` messages for this request."""
-        return self._receiver
 
     async def body(self) -> bytes:
         """Read the whole body once and keep it.
@@ -244,47 +246,58 @@ class ASGIRequest(Request):
     async def _decode_form(self) -> FormData:
         if self._form is not None:
             return self._form
-        if not FormDecoder.supports(self.mimetype):
+        if not FormEventDecoder.supports(self.mimetype):
             self._form = _EMPTY_FORM
             return _EMPTY_FORM
-        decoder = FormDecoder(
+        # The core's decoder in its two halves: parsing runs here, on the
+        # loop (pure computation, a few microseconds per chunk), and the
+        # collector writes the files. PERF: once the body passes
+        # SPOOL_MAX_SIZE, writes go to the thread pool a batch at a time,
+        # where the disk writes release the GIL and overlap the parsing of
+        # the next batch.
+        decoder = FormEventDecoder(
             self.mimetype,
             self.mimetype_params,
             content_length=self.content_length,
             limits=self.form_limits,
-            spool=self.spool,
         )
+        collector = FormCollector(self.spool)
         loop = asyncio.get_running_loop()
         inline = 0
-        batch: list[bytes] = []
+        offloaded = False
+        batch: list[FormEvent] = []
         batch_size = 0
-        decoding: asyncio.Future[None] | None = None
+        writing: asyncio.Future[None] | None = None
         try:
             async for chunk in self.stream():
-                if not batch and inline + len(chunk) <= SPOOL_MAX_SIZE:
+                events = decoder.feed(chunk)
+                if not offloaded and inline + len(chunk) <= SPOOL_MAX_SIZE:
+                    # No file can outgrow a memory spool yet: no disk write.
                     inline += len(chunk)
-                    decoder.feed(chunk)
+                    collector.send(events)
                     continue
-                batch.append(chunk)
+                offloaded = True
+                batch += events
                 batch_size += len(chunk)
                 if batch_size >= FORM_BATCH_SIZE:
-                    if decoding is not None:
-                        await decoding
-                    decoding = loop.run_in_executor(None, _feed, decoder, batch)
+                    if writing is not None:
+                        await writing
+                    writing = loop.run_in_executor(None, collector.send, batch)
                     batch, batch_size = [], 0
-            if decoding is not None:
-                await decoding
-            if batch:
-                await loop.run_in_executor(None, _feed, decoder, batch)
-            self._form = decoder.close()
+            batch += decoder.close()
+            if writing is not None:
+                await writing
+            if offloaded:
+                await loop.run_in_executor(None, collector.send, batch)
+            else:
+                collector.send(batch)
         except BaseException:
-            if decoding is not None and not decoding.done():
-                # The thread cannot be stopped: let it finish with the decoder.
-                await asyncio.wait((decoding,))
-            # Closing an unfinished decoder discards the files it spooled.
-            with contextlib.suppress(Exception):
-                decoder.close()
+            if writing is not None and not writing.done():
+                # The thread cannot be stopped: let it finish with the files.
+                await asyncio.wait((writing,))
+            collector.discard()
             raise
+        self._form = collector.result()
         return self._form
 
     async def json(self) -> Any:
@@ -317,11 +330,6 @@ class ASGIRequest(Request):
 
 
 _EMPTY_FORM: Final = FormData(ImmutableMultiDict(), ImmutableMultiDict())
-
-
-def _feed(decoder: FormDecoder, chunks: list[bytes]) -> None:
-    for chunk in chunks:
-        decoder.feed(chunk)
 
 
 async def _once(data: bytes) -> AsyncIterator[bytes]:

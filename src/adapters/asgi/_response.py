@@ -11,7 +11,6 @@ thread pool, one chunk at a time, never on the event loop.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import os
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
@@ -256,8 +255,7 @@ async def _close_body(body: object) -> None:
     """Release a body that will not be (fully) read."""
     aclose = getattr(body, "aclose", None)
     if aclose is not None:
-        with contextlib.suppress(RuntimeError):
-            await aclose()
+        await aclose()
         return
     close = getattr(body, "close", None)
     if close is not None:

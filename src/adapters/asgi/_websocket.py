@@ -115,7 +115,9 @@ class WebSocket:
         Raises:
             RuntimeError: Neither the server nor the application keeps one.
         """
-        state = self.scope.get("state", self._state)
+        state = self.scope.get("state")
+        if state is None:
+            state = self._state
         if state is None:
             raise RuntimeError("the server and the application keep no lifespan state")
         return state  # type: ignore[no-any-return]

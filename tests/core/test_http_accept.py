@@ -211,6 +211,7 @@ def test_equality_and_to_header() -> None:
     assert accept == MIMEAccept([("b", 1.0), ("a", 0.5)])
     assert accept != Accept([("b", 1.0), ("a", 0.5)])
     assert accept != "a"
+    assert hash(accept) == hash(MIMEAccept([("b", 1.0), ("a", 0.5)]))
     assert parse_accept_header("text/html;q=0.5, */*").to_header() == "*/*, text/html;q=0.5"
 
 

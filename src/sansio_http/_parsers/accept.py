@@ -155,7 +155,8 @@ class Accept:
             return NotImplemented
         return type(self) is type(other) and self._items == other._items
 
-    __hash__ = None  # type: ignore[assignment]  # equal by value, and not frozen
+    def __hash__(self) -> int:
+        return hash((type(self), tuple(self._items)))
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._items!r})"

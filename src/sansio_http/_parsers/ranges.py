@@ -16,6 +16,7 @@ from typing import Final
 # bytes sent (CVE-2011-3192, "Apache Killer"). Browsers and media players ask
 # for one range and PDF readers for a few; Apache answered the CVE with a
 # MaxRanges default of 200. 100 leaves room for any real client.
+#: The most ranges :func:`parse_range` accepts unless told otherwise.
 DEFAULT_MAX_RANGES: Final = 100
 # 19 digits hold any offset in a signed 64-bit file size; longer numbers are
 # no real offset and would make int() slow on adversarial input.

@@ -87,7 +87,8 @@ async def serve_http(
             with contextlib.suppress(OSError):
                 await sender.send(InternalServerError().to_response(request), head=head)
     finally:
-        await request.close()
+        if request.holds_resources:
+            await request.close()
 
 
 async def serve_websocket(

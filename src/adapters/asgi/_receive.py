@@ -130,6 +130,11 @@ class Receiver:
                 continue
             await self._fill()
 
+    @property
+    def receiving(self) -> bool:
+        """Whether a ``receive()`` started by a poll or a listener is in flight."""
+        return self._pending is not None
+
     async def close(self) -> None:
         """Cancel the ``receive()`` still in flight, if any."""
         task, self._pending = self._pending, None

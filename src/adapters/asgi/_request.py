@@ -28,7 +28,7 @@ from sansio_http._multidict import ImmutableMultiDict
 from sansio_http._request import Request
 
 from ._receive import Receiver
-from ._scope import client_address, server_address, split_path
+from ._scope import server_address, split_path
 from ._types import Receive, Scope
 
 __all__ = ["FORM_BATCH_SIZE", "SPOOL_MAX_SIZE", "ASGIRequest", "default_spool"]
@@ -92,16 +92,22 @@ class ASGIRequest(Request):
         state: dict[str, Any] | None = None,
         trusted_hosts: Collection[str] | None = None,
     ) -> None:
-        path, root_path = split_path(scope["path"], scope.get("root_path", ""))
+        path = scope["path"]
+        root_path = scope.get("root_path")
+        if root_path:
+            path, root_path = split_path(path, root_path)
+        client = scope.get("client")
+        server = scope.get("server")
         super().__init__(
             scope.get("method", "GET"),
             path,
             scope.get("query_string", b""),
             scope["headers"],
             scope.get("scheme") or ("ws" if scope["type"] == "websocket" else "http"),
-            client_address(scope.get("client")),
-            root_path,
-            server_address(scope.get("server")),
+            # PERF: servers give (host, port) tuples; anything else is converted.
+            client[0] if client else None,
+            root_path or "",
+            server if server.__class__ is tuple else server_address(server),
             trusted_hosts=trusted_hosts,
         )
         self.scope = scope
@@ -320,6 +326,11 @@ class ASGIRequest(Request):
             True once the server reported ``http.disconnect``.
         """
         return await self._receiver.poll()
+
+    @property
+    def holds_resources(self) -> bool:
+        """Whether :meth:`close` has anything to release."""
+        return self._form is not None or self._receiver.receiving
 
     async def close(self) -> None:
         """Release what the request holds: a pending ``receive()``, uploads."""

@@ -144,7 +144,7 @@ class ASGIRequest(Request):
             state = self._state
         if state is None:
             raise RuntimeError("the server and the application keep no lifespan state")
-        return state  # type: ignore[no-any-return]
+        return state
 
     async def body(self) -> bytes:
         """Read the whole body once and keep it.

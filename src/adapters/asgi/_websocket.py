@@ -120,7 +120,7 @@ class WebSocket:
             state = self._state
         if state is None:
             raise RuntimeError("the server and the application keep no lifespan state")
-        return state  # type: ignore[no-any-return]
+        return state
 
     @property
     def connected(self) -> bool:

@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 from urllib.parse import unquote
 
 from sansio_http._headers import Headers
-from sansio_http._request import NODE_PORT_RE, Request, find_host, node_address, validate_host
+from sansio_http._hosts import NODE_PORT_RE, find_host, host_name, node_address, validate_host
+from sansio_http._request import Request
 from sansio_http.http import parse_forwarded
 
 __all__ = ["ProxyPolicy"]
@@ -84,13 +85,6 @@ def _port(value: str | None) -> str | None:
         return None
     port = int(value)
     return str(port) if 0 < port <= 65535 else None
-
-
-def _host_name(host: str) -> str:
-    """Return ``host`` without its port."""
-    if host.startswith("["):
-        return host[: host.find("]") + 1]
-    return host.partition(":")[0]
 
 
 class ProxyPolicy:
@@ -230,7 +224,7 @@ class ProxyPolicy:
             port = _port(_nth_from_right(headers.get_joined("x-forwarded-port"), self.x_port))
             base = host or find_host(headers, request.server, "")
             if port is not None and base:
-                host = f"{_host_name(base)}:{port}"
+                host = f"{host_name(base)}:{port}"
         if self.x_prefix:
             value = _nth_from_right(headers.get_joined("x-forwarded-prefix"), self.x_prefix)
             prefix = _forwarded_prefix(value)

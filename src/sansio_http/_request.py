@@ -14,7 +14,6 @@ import functools
 import re
 from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
-from ipaddress import IPv6Address, ip_address
 from typing import Any, TypedDict, TypeVar, overload
 from urllib.parse import quote
 
@@ -22,6 +21,7 @@ from typing_extensions import Self, Unpack
 
 from sansio_http._errors import UntrustedHost
 from sansio_http._headers import Headers
+from sansio_http._hosts import find_host, host_is_trusted, node_address, server_host, validate_host
 from sansio_http._multidict import ImmutableMultiDict
 from sansio_http._urlencoded import parse_urlencoded
 from sansio_http.http import (
@@ -90,20 +90,6 @@ class _Changes(TypedDict, total=False):
     trusted_hosts: Collection[str] | None
 
 
-# RFC 9110 §7.2: Host = uri-host [ ":" port ], with uri-host from RFC 3986
-# §3.2.2: an IP-literal in brackets, or a reg-name (which also covers IPv4).
-_HOST_RE = re.compile(
-    r"""
-    (?P<name>
-        (?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})+     # reg-name or IPv4address
-      | \[(?P<ipv6>[0-9a-f:.]+)\]                     # IPv6address
-      | \[v[0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+\]    # IPvFuture
-    )
-    (?::(?P<port>[0-9]{0,5}))?
-    """,
-    re.ASCII | re.IGNORECASE | re.VERBOSE,
-)
-_DEFAULT_PORTS = {"http": "80", "ws": "80", "https": "443", "wss": "443"}
 _SECURE_SCHEMES = frozenset({"https", "wss"})
 # Characters left as they are when a path becomes part of a URI: RFC 3986
 # pchar plus "/", minus "%" (the path is already decoded text).
@@ -115,131 +101,6 @@ _LONE_PERCENT_RE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
 # signed 64-bit sizes), and refusing longer strings keeps ``int()`` cheap.
 _MAX_INT_DIGITS = 19
 _MAX_INT = 2**63 - 1
-# RFC 7239 §6: node-port = port / obfport.
-NODE_PORT_RE = re.compile(r":(?:[0-9]{1,5}|_[a-zA-Z0-9._-]+)", re.ASCII)
-
-
-def validate_host(value: str, scheme: str) -> str | None:
-    """Return ``value`` as a lower-cased ``host[:port]``, or None if malformed."""
-    match = _HOST_RE.fullmatch(value)
-    if match is None:
-        return None
-    ipv6, port = match.group("ipv6", "port")
-    if ipv6 is not None:
-        try:
-            IPv6Address(ipv6)
-        except ValueError:
-            return None
-    name = match.group("name").lower()
-    if not port:
-        # RFC 3986 §3.2.3: an empty port is the same as no port.
-        return name
-    port = port.lstrip("0") or "0"
-    if port == _DEFAULT_PORTS.get(scheme):
-        return name
-    return f"{name}:{port}" if int(port) <= 65535 else None
-
-
-def _server_host(server: tuple[str, int | None] | None, scheme: str) -> str:
-    """Return the ``host[:port]`` of the server address, or ``""``."""
-    # A Unix socket server is ``(path, None)``: its path names no host.
-    if server is None or server[1] is None:
-        return ""
-    name, port = server
-    if ":" in name and not name.startswith("["):
-        name = f"[{name}]"
-    elif not name.isascii():
-        try:
-            name = name.encode("idna").decode("ascii")
-        except UnicodeError:
-            return ""
-    return validate_host(f"{name}:{port}", scheme) or ""
-
-
-def find_host(headers: Headers, server: tuple[str, int | None] | None, scheme: str) -> str:
-    """Return the validated host of a request, or ``""`` when it has none.
-
-    The ``Host`` header wins; the server address stands in when it is
-    absent, empty or malformed. RFC 9112 §3.2 makes a request with two Host
-    fields invalid, so a repeated Host counts as malformed.
-    """
-    values = headers.getlist("host")
-    if len(values) == 1 and values[0]:
-        host = validate_host(values[0], scheme)
-        if host is not None:
-            return host
-    return _server_host(server, scheme)
-
-
-def _host_name(host: str) -> str:
-    """Return ``host`` without its port and without a trailing dot."""
-    if host.startswith("["):
-        return host[: host.find("]") + 1]
-    name = host.partition(":")[0]
-    # An absolute domain name ends with a dot: "example.com." is example.com.
-    return name[:-1] if name.endswith(".") else name
-
-
-def _trusted_name(entry: str) -> str:
-    """Return a ``trusted_hosts`` entry as a lower-case ASCII host name."""
-    name = _host_name(entry.strip().lower())
-    if name.isascii():
-        return name
-    try:
-        return name.encode("idna").decode("ascii")
-    except UnicodeError:
-        # An entry IDNA cannot encode can never equal a validated host.
-        return name
-
-
-def host_is_trusted(host: str, trusted_hosts: Collection[str]) -> bool:
-    """Tell whether ``host`` matches one of ``trusted_hosts``.
-
-    An entry starting with a dot, such as ``.example.com``, matches that
-    domain and all its subdomains. Ports are not compared.
-    """
-    if not host:
-        return False
-    name = _host_name(host)
-    if isinstance(trusted_hosts, str):
-        trusted_hosts = (trusted_hosts,)
-    for entry in trusted_hosts:
-        if entry.startswith("."):
-            suffix = _trusted_name(entry[1:])
-            if suffix and (name == suffix or name.endswith("." + suffix)):
-                return True
-        elif name == _trusted_name(entry):
-            return True
-    return False
-
-
-def node_address(node: str) -> str | None:
-    """Return the IP address in a forwarding node, or None if it has none.
-
-    Accepts the RFC 7239 §6 forms ``192.0.2.1``, ``192.0.2.1:80``,
-    ``[2001:db8::1]`` and ``[2001:db8::1]:80``, and the bare IPv6 form that
-    X-Forwarded-For carries; the address comes back in its canonical form.
-    """
-    node = node.strip(" \t")
-    if node.startswith("["):
-        host, bracket, port = node[1:].partition("]")
-        if not bracket or (port and not NODE_PORT_RE.fullmatch(port)):
-            return None
-        try:
-            return str(IPv6Address(host))
-        except ValueError:
-            return None
-    try:
-        return str(ip_address(node))
-    except ValueError:
-        pass
-    host, colon, port = node.partition(":")
-    if not colon or not NODE_PORT_RE.fullmatch(colon + port):
-        return None
-    try:
-        return str(ip_address(host))
-    except ValueError:
-        return None
 
 
 def _ascii_int(value: str | None) -> int | None:
@@ -421,7 +282,7 @@ class Request:
             # falling back to the server name would hide a malformed one.
             host = validate_host(values[0], self.scheme) if len(values) == 1 else None
         else:
-            host = _server_host(self.server, self.scheme)
+            host = server_host(self.server, self.scheme)
         if host is None or not host_is_trusted(host, trusted):
             raise UntrustedHost()
         return host

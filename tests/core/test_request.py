@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Collection
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -651,6 +653,20 @@ def test_replace_with_no_trusted_hosts_returns_to_the_class_setting() -> None:
         _ = request.replace(trusted_hosts=None).host
     with pytest.raises(UntrustedHost):
         _ = AppRequest("GET", "/", b"", [("host", "evil.com")], "http", None, "").host
+
+
+# -- the guide ----------------------------------------------------------------
+
+GUIDE = Path(__file__).resolve().parents[2] / "docs" / "request.rst"
+CODE_BLOCK_RE = re.compile(r"^\.\. code-block:: python\n\n((?:    .*\n|\n)+)", re.MULTILINE)
+
+
+def test_the_guide_examples_run() -> None:
+    blocks = CODE_BLOCK_RE.findall(GUIDE.read_text(encoding="utf-8"))
+    assert len(blocks) == 5
+    namespace: dict[str, Any] = {}
+    for block in blocks:
+        exec("\n".join(line[4:] for line in block.splitlines()), namespace)
 
 
 # -- arbitrary input ----------------------------------------------------------

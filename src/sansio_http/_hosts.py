@@ -1,0 +1,156 @@
+"""Hosts and client addresses: validating, trusting and reading them.
+
+This module holds the rules shared by :class:`~sansio_http.Request` and
+:class:`~sansio_http.ProxyPolicy`: what a well-formed Host value is (RFC
+9110 §7.2, RFC 3986 §3.2.2), how a server address stands in for a missing
+one, how ``trusted_hosts`` entries match, and how an IP address is read out
+of a Forwarded or X-Forwarded-For node. It never raises on client input.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from ipaddress import IPv6Address, ip_address
+
+from sansio_http._headers import Headers
+
+# RFC 9110 §7.2: Host = uri-host [ ":" port ], with uri-host from RFC 3986
+# §3.2.2: an IP-literal in brackets, or a reg-name (which also covers IPv4).
+_HOST_RE = re.compile(
+    r"""
+    (?P<name>
+        (?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})+     # reg-name or IPv4address
+      | \[(?P<ipv6>[0-9a-f:.]+)\]                     # IPv6address
+      | \[v[0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+\]    # IPvFuture
+    )
+    (?::(?P<port>[0-9]{0,5}))?
+    """,
+    re.ASCII | re.IGNORECASE | re.VERBOSE,
+)
+_DEFAULT_PORTS = {"http": "80", "ws": "80", "https": "443", "wss": "443"}
+# RFC 7239 §6: node-port = port / obfport.
+NODE_PORT_RE = re.compile(r":(?:[0-9]{1,5}|_[a-zA-Z0-9._-]+)", re.ASCII)
+
+
+def validate_host(value: str, scheme: str) -> str | None:
+    """Return ``value`` as a lower-cased ``host[:port]``, or None if malformed."""
+    match = _HOST_RE.fullmatch(value)
+    if match is None:
+        return None
+    ipv6, port = match.group("ipv6", "port")
+    if ipv6 is not None:
+        try:
+            IPv6Address(ipv6)
+        except ValueError:
+            return None
+    name = match.group("name").lower()
+    if not port:
+        # RFC 3986 §3.2.3: an empty port is the same as no port.
+        return name
+    port = port.lstrip("0") or "0"
+    if port == _DEFAULT_PORTS.get(scheme):
+        return name
+    return f"{name}:{port}" if int(port) <= 65535 else None
+
+
+def server_host(server: tuple[str, int | None] | None, scheme: str) -> str:
+    """Return the ``host[:port]`` of the server address, or ``""``."""
+    # A Unix socket server is ``(path, None)``: its path names no host.
+    if server is None or server[1] is None:
+        return ""
+    name, port = server
+    if ":" in name and not name.startswith("["):
+        name = f"[{name}]"
+    elif not name.isascii():
+        try:
+            name = name.encode("idna").decode("ascii")
+        except UnicodeError:
+            return ""
+    return validate_host(f"{name}:{port}", scheme) or ""
+
+
+def find_host(headers: Headers, server: tuple[str, int | None] | None, scheme: str) -> str:
+    """Return the validated host of a request, or ``""`` when it has none.
+
+    The ``Host`` header wins; the server address stands in when it is
+    absent, empty or malformed. RFC 9112 §3.2 makes a request with two Host
+    fields invalid, so a repeated Host counts as malformed.
+    """
+    values = headers.getlist("host")
+    if len(values) == 1 and values[0]:
+        host = validate_host(values[0], scheme)
+        if host is not None:
+            return host
+    return server_host(server, scheme)
+
+
+def host_name(host: str) -> str:
+    """Return ``host`` without its port and without a trailing dot."""
+    if host.startswith("["):
+        return host[: host.find("]") + 1]
+    name = host.partition(":")[0]
+    # An absolute domain name ends with a dot: "example.com." is example.com.
+    return name[:-1] if name.endswith(".") else name
+
+
+def _trusted_name(entry: str) -> str:
+    """Return a ``trusted_hosts`` entry as a lower-case ASCII host name."""
+    name = host_name(entry.strip().lower())
+    if name.isascii():
+        return name
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:
+        # An entry IDNA cannot encode can never equal a validated host.
+        return name
+
+
+def host_is_trusted(host: str, trusted_hosts: Collection[str]) -> bool:
+    """Tell whether ``host`` matches one of ``trusted_hosts``.
+
+    An entry starting with a dot, such as ``.example.com``, matches that
+    domain and all its subdomains. Ports are not compared.
+    """
+    if not host:
+        return False
+    name = host_name(host)
+    if isinstance(trusted_hosts, str):
+        trusted_hosts = (trusted_hosts,)
+    for entry in trusted_hosts:
+        if entry.startswith("."):
+            suffix = _trusted_name(entry[1:])
+            if suffix and (name == suffix or name.endswith("." + suffix)):
+                return True
+        elif name == _trusted_name(entry):
+            return True
+    return False
+
+
+def node_address(node: str) -> str | None:
+    """Return the IP address in a forwarding node, or None if it has none.
+
+    Accepts the RFC 7239 §6 forms ``192.0.2.1``, ``192.0.2.1:80``,
+    ``[2001:db8::1]`` and ``[2001:db8::1]:80``, and the bare IPv6 form that
+    X-Forwarded-For carries; the address comes back in its canonical form.
+    """
+    node = node.strip(" \t")
+    if node.startswith("["):
+        host, bracket, port = node[1:].partition("]")
+        if not bracket or (port and not NODE_PORT_RE.fullmatch(port)):
+            return None
+        try:
+            return str(IPv6Address(host))
+        except ValueError:
+            return None
+    try:
+        return str(ip_address(node))
+    except ValueError:
+        pass
+    host, colon, port = node.partition(":")
+    if not colon or not NODE_PORT_RE.fullmatch(colon + port):
+        return None
+    try:
+        return str(ip_address(host))
+    except ValueError:
+        return None

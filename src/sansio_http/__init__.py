@@ -9,14 +9,8 @@ real transport.
 
 from __future__ import annotations
 
-# [imports: headers and multidicts]
-from sansio_http._headers import HeaderValueError as HeaderValueError
-from sansio_http._headers import Headers as Headers
-from sansio_http._headers import MutableHeaders as MutableHeaders
-from sansio_http._multidict import ImmutableMultiDict as ImmutableMultiDict
-from sansio_http._multidict import MultiDict as MultiDict
-from sansio_http._urlencoded import parse_urlencoded as parse_urlencoded
-# [imports: errors]
+from sansio_http._conditional import make_conditional as make_conditional
+from sansio_http._cookies import dump_cookie as dump_cookie
 from sansio_http._errors import BadGateway as BadGateway
 from sansio_http._errors import BadRequest as BadRequest
 from sansio_http._errors import ClientDisconnected as ClientDisconnected
@@ -36,11 +30,11 @@ from sansio_http._errors import NotFound as NotFound
 from sansio_http._errors import NotImplemented as NotImplemented
 from sansio_http._errors import PreconditionFailed as PreconditionFailed
 from sansio_http._errors import PreconditionRequired as PreconditionRequired
+from sansio_http._errors import RequestedRangeNotSatisfiable as RequestedRangeNotSatisfiable
 from sansio_http._errors import RequestEntityTooLarge as RequestEntityTooLarge
 from sansio_http._errors import RequestHeaderFieldsTooLarge as RequestHeaderFieldsTooLarge
 from sansio_http._errors import RequestTimeout as RequestTimeout
 from sansio_http._errors import RequestURITooLong as RequestURITooLong
-from sansio_http._errors import RequestedRangeNotSatisfiable as RequestedRangeNotSatisfiable
 from sansio_http._errors import ServiceUnavailable as ServiceUnavailable
 from sansio_http._errors import TooManyRequests as TooManyRequests
 from sansio_http._errors import Unauthorized as Unauthorized
@@ -48,23 +42,12 @@ from sansio_http._errors import UnprocessableEntity as UnprocessableEntity
 from sansio_http._errors import UnsupportedMediaType as UnsupportedMediaType
 from sansio_http._errors import UntrustedHost as UntrustedHost
 from sansio_http._errors import abort as abort
-from sansio_http._status import PHRASES as PHRASES
-from sansio_http._status import reason_phrase as reason_phrase
-# [imports: request]
-# [imports: response]
-from sansio_http._cookies import dump_cookie as dump_cookie
-from sansio_http._response import JSONResponse as JSONResponse
-from sansio_http._response import Response as Response
-from sansio_http._response import redirect as redirect
-# [imports: files and conditional]
-from sansio_http._conditional import make_conditional as make_conditional
 from sansio_http._files import FileBody as FileBody
 from sansio_http._files import FileRegion as FileRegion
 from sansio_http._files import content_disposition as content_disposition
 from sansio_http._files import file_response as file_response
 from sansio_http._files import guess_content_type as guess_content_type
 from sansio_http._files import safe_join as safe_join
-# [imports: forms]
 from sansio_http._formdata import EndOfForm as EndOfForm
 from sansio_http._formdata import Field as Field
 from sansio_http._formdata import FileData as FileData
@@ -79,83 +62,98 @@ from sansio_http._formdata import safe_filename as safe_filename
 from sansio_http._forms import FormCollector as FormCollector
 from sansio_http._forms import FormDecoder as FormDecoder
 from sansio_http._forms import FormEventDecoder as FormEventDecoder
+from sansio_http._headers import Headers as Headers
+from sansio_http._headers import HeaderValueError as HeaderValueError
+from sansio_http._headers import MutableHeaders as MutableHeaders
 from sansio_http._json import decode_json as decode_json
-# [imports: app]
+from sansio_http._multidict import ImmutableMultiDict as ImmutableMultiDict
+from sansio_http._multidict import MultiDict as MultiDict
+from sansio_http._proxy import ProxyPolicy as ProxyPolicy
+from sansio_http._request import Request as Request
+from sansio_http._response import JSONResponse as JSONResponse
+from sansio_http._response import Response as Response
+from sansio_http._response import redirect as redirect
+from sansio_http._status import PHRASES as PHRASES
+from sansio_http._status import reason_phrase as reason_phrase
+from sansio_http._urlencoded import parse_urlencoded as parse_urlencoded
+from sansio_http.app import App as App
+from sansio_http.app import AppConfig as AppConfig
+from sansio_http.app import Blueprint as Blueprint
+from sansio_http.app import current_request as current_request
 
 __version__ = "0.3.0.dev0"
 
 __all__ = [
-    "__version__",
-    # [names: headers and multidicts]
-    "HeaderValueError",
-    "Headers",
-    "ImmutableMultiDict",
-    "MultiDict",
-    "MutableHeaders",
-    "parse_urlencoded",
-    # [names: errors]
+    "PHRASES",
+    "App",
+    "AppConfig",
     "BadGateway",
     "BadRequest",
+    "Blueprint",
     "ClientDisconnected",
     "Conflict",
-    "ExpectationFailed",
-    "Forbidden",
-    "GatewayTimeout",
-    "Gone",
-    "HTTPError",
-    "HTTPVersionNotSupported",
-    "ImATeapot",
-    "InternalServerError",
-    "LengthRequired",
-    "MethodNotAllowed",
-    "NotAcceptable",
-    "NotFound",
-    "NotImplemented",
-    "PreconditionFailed",
-    "PreconditionRequired",
-    "RequestEntityTooLarge",
-    "RequestHeaderFieldsTooLarge",
-    "RequestTimeout",
-    "RequestURITooLong",
-    "RequestedRangeNotSatisfiable",
-    "ServiceUnavailable",
-    "TooManyRequests",
-    "Unauthorized",
-    "UnprocessableEntity",
-    "UnsupportedMediaType",
-    "UntrustedHost",
-    "abort",
-    "PHRASES",
-    "reason_phrase",
-    # [names: request]
-    # [names: response]
-    "dump_cookie",
-    "JSONResponse",
-    "Response",
-    "redirect",
-    # [names: files and conditional]
-    "FileBody",
-    "FileRegion",
-    "content_disposition",
-    "file_response",
-    "guess_content_type",
-    "make_conditional",
-    "safe_join",
-    # [names: forms]
     "EndOfForm",
+    "ExpectationFailed",
     "Field",
+    "FileBody",
     "FileData",
     "FileEnd",
+    "FileRegion",
     "FileStart",
+    "Forbidden",
     "FormCollector",
     "FormData",
     "FormDecoder",
     "FormEvent",
     "FormEventDecoder",
     "FormLimits",
+    "GatewayTimeout",
+    "Gone",
+    "HTTPError",
+    "HTTPVersionNotSupported",
+    "HeaderValueError",
+    "Headers",
+    "ImATeapot",
+    "ImmutableMultiDict",
+    "InternalServerError",
+    "JSONResponse",
+    "LengthRequired",
+    "MethodNotAllowed",
+    "MultiDict",
+    "MutableHeaders",
+    "NotAcceptable",
+    "NotFound",
+    "NotImplemented",
+    "PreconditionFailed",
+    "PreconditionRequired",
+    "ProxyPolicy",
+    "Request",
+    "RequestEntityTooLarge",
+    "RequestHeaderFieldsTooLarge",
+    "RequestTimeout",
+    "RequestURITooLong",
+    "RequestedRangeNotSatisfiable",
+    "Response",
+    "ServiceUnavailable",
     "SpoolFile",
+    "TooManyRequests",
+    "Unauthorized",
+    "UnprocessableEntity",
+    "UnsupportedMediaType",
+    "UntrustedHost",
     "UploadedFile",
+    "__version__",
+    "abort",
+    "content_disposition",
+    "current_request",
     "decode_json",
+    "dump_cookie",
+    "file_response",
+    "guess_content_type",
+    "make_conditional",
+    "parse_urlencoded",
+    "reason_phrase",
+    "redirect",
     "safe_filename",
-    # [names: app]
+    "safe_join",
 ]

@@ -4,8 +4,8 @@ A reverse proxy tells the application about the original client in the
 Forwarded header (RFC 7239) or the de facto X-Forwarded-For, -Proto, -Host,
 -Port and -Prefix headers. Any client can send those headers too, so this
 module believes only as many entries, counted from the right, as there are
-proxies the deployment trusts. Both adapters apply the same
-:class:`ProxyPolicy` to the requests they build.
+proxies the deployment trusts. The rules live in the core so that every
+adapter applies them the same way, through :class:`ProxyPolicy`.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _forwarded_scheme(value: str | None, scheme: str) -> str | None:
 
 def _forwarded_prefix(value: str | None) -> str | None:
     """Return a decoded X-Forwarded-Prefix path, or None when unusable."""
-    if value is None or not value.startswith("/") or value.startswith("//"):
+    if value is None or not value.startswith("/"):
         return None
     prefix = unquote(value, errors="replace")
     # SECURITY: "//host" would turn root-relative links into links to another

@@ -297,11 +297,9 @@ class UploadedFile:
 class FormData(NamedTuple):
     """A decoded form: its text fields and its uploaded files.
 
-    Unpacks as ``form, files = data``.
-
-    Attributes:
-        form: The non-file fields, in body order.
-        files: The uploaded files, in body order.
+    Unpacks as ``form, files = data``. ``form`` holds the text fields and
+    ``files`` the :class:`UploadedFile` objects, each name's values in body
+    order. The events keep the order across names.
     """
 
     form: ImmutableMultiDict[str, str]

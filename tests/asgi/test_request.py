@@ -12,7 +12,7 @@ from sansio_http._errors import BadRequest, ClientDisconnected, RequestEntityToo
 from sansio_http._formdata import FormLimits
 from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
-from sansio_http.asgi._request import SPOOL_MAX_SIZE
+from sansio_http.asgi._request import DEFAULT_SPOOL_MEMORY
 from sansio_http.asgi._types import Message
 from tests.asgi.checker import http_scope, request, run
 
@@ -296,7 +296,7 @@ def test_a_body_error_while_decoding_discards_spooled_files() -> None:
         made.append(io.BytesIO())
         return made[-1]
 
-    body = multipart(("upload", "a.bin", b"x" * (3 * SPOOL_MAX_SIZE)))
+    body = multipart(("upload", "a.bin", b"x" * (3 * DEFAULT_SPOOL_MEMORY)))
     step = 64 * 1024
     parts = [body[i : i + step] for i in range(0, len(body), step)]
 
@@ -325,7 +325,7 @@ class ThreadRecordingSpool(io.BytesIO):
 
 
 def test_uploads_past_the_memory_threshold_are_written_off_the_loop() -> None:
-    size = 5 * SPOOL_MAX_SIZE
+    size = 5 * DEFAULT_SPOOL_MEMORY
     body = multipart(("upload", "big.bin", b"y" * size))
     step = 64 * 1024
     parts = [body[i : i + step] for i in range(0, len(body), step)]
@@ -343,7 +343,7 @@ def test_uploads_past_the_memory_threshold_are_written_off_the_loop() -> None:
     loop_thread = run(main())
     on_loop = sum(length for thread, length in log if thread == loop_thread)
     assert sum(length for _, length in log) == size
-    assert on_loop <= SPOOL_MAX_SIZE
+    assert on_loop <= DEFAULT_SPOOL_MEMORY
 
 
 class SlowDisk(io.BytesIO):
@@ -359,7 +359,7 @@ class SlowDisk(io.BytesIO):
         self.spooling = spooling
 
     def write(self, data: Any, /) -> int:
-        if self.tell() + len(data) > SPOOL_MAX_SIZE:
+        if self.tell() + len(data) > DEFAULT_SPOOL_MEMORY:
             self.spooling.set()
             if not self.release.wait(5):
                 raise TimeoutError("the other request never answered")
@@ -411,13 +411,16 @@ def test_a_limit_hit_while_a_batch_is_decoded_discards_the_files() -> None:
         made.append(io.BytesIO())
         return made[-1]
 
-    body = multipart(("upload", "big.bin", b"q" * (6 * SPOOL_MAX_SIZE)))
+    body = multipart(("upload", "big.bin", b"q" * (6 * DEFAULT_SPOOL_MEMORY)))
     step = 256 * 1024
     parts = [body[i : i + step] for i in range(0, len(body), step)]
 
     async def main() -> None:
         request, _ = make(
-            chunks(*parts), headers=[MULTIPART], spool=spool, max_content_length=4 * SPOOL_MAX_SIZE
+            chunks(*parts),
+            headers=[MULTIPART],
+            spool=spool,
+            max_content_length=4 * DEFAULT_SPOOL_MEMORY,
         )
         with pytest.raises(RequestEntityTooLarge):
             await request.form()

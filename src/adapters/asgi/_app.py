@@ -87,7 +87,7 @@ async def serve_http(
             with contextlib.suppress(OSError):
                 await sender.send(InternalServerError().to_response(request), head=head)
     finally:
-        if request.holds_resources:
+        if request.has_resources:
             await request.close()
 
 

@@ -31,14 +31,14 @@ from ._receive import Receiver
 from ._scope import server_address, split_path
 from ._types import Receive, Scope
 
-__all__ = ["FORM_BATCH_SIZE", "SPOOL_MAX_SIZE", "ASGIRequest", "default_spool"]
+__all__ = ["DEFAULT_SPOOL_MEMORY", "FORM_BATCH_SIZE", "ASGIRequest", "default_spool"]
 
 # Uploads stay in memory up to 1 MiB per file, as Starlette's do (Werkzeug
 # keeps 500 KiB), then roll over to a temporary file on disk.
-SPOOL_MAX_SIZE: Final = 1024 * 1024
+DEFAULT_SPOOL_MEMORY: Final = 1024 * 1024
 
 # PERF: the files of a form are written on the event loop while the body
-# fed stays within SPOOL_MAX_SIZE, so no default spool can reach the disk
+# fed stays within DEFAULT_SPOOL_MEMORY, so no default spool can reach the disk
 # there; past that, the writes go to the thread pool in batches of this
 # size. One batch is written while the next is received and parsed, so
 # memory stays near two batches and the loop never waits on a disk write.
@@ -46,8 +46,8 @@ FORM_BATCH_SIZE: Final = 1024 * 1024
 
 
 def default_spool() -> tempfile.SpooledTemporaryFile[bytes]:
-    """Return an empty file kept in memory up to ``SPOOL_MAX_SIZE`` bytes."""
-    return tempfile.SpooledTemporaryFile(max_size=SPOOL_MAX_SIZE)
+    """Return an empty file kept in memory up to ``DEFAULT_SPOOL_MEMORY`` bytes."""
+    return tempfile.SpooledTemporaryFile(max_size=DEFAULT_SPOOL_MEMORY)
 
 
 # The states of the body.
@@ -258,7 +258,7 @@ class ASGIRequest(Request):
         # The core's decoder in its two halves: parsing runs here, on the
         # loop (pure computation, a few microseconds per chunk), and the
         # collector writes the files. PERF: once the body passes
-        # SPOOL_MAX_SIZE, writes go to the thread pool a batch at a time,
+        # DEFAULT_SPOOL_MEMORY, writes go to the thread pool a batch at a time,
         # where the disk writes release the GIL and overlap the parsing of
         # the next batch.
         decoder = FormEventDecoder(
@@ -277,7 +277,7 @@ class ASGIRequest(Request):
         try:
             async for chunk in self.stream():
                 events = decoder.feed(chunk)
-                if not offloaded and inline + len(chunk) <= SPOOL_MAX_SIZE:
+                if not offloaded and inline + len(chunk) <= DEFAULT_SPOOL_MEMORY:
                     # No file can outgrow a memory spool yet: no disk write.
                     inline += len(chunk)
                     collector.send(events)
@@ -328,7 +328,7 @@ class ASGIRequest(Request):
         return await self._receiver.poll()
 
     @property
-    def holds_resources(self) -> bool:
+    def has_resources(self) -> bool:
         """Whether :meth:`close` has anything to release."""
         return self._form is not None or self._receiver.receiving
 

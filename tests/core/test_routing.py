@@ -138,9 +138,7 @@ def test_build(router: Router) -> None:
     )
     assert router.build("index", root_path="/app/") == "/app/"
     assert router.build("user", {"id": 1}, anchor="top") == "/users/1#top"
-    assert router.build("user", {"id": 1}, base_url="https://ex.com/") == (
-        "https://ex.com/users/1"
-    )
+    assert router.build("user", {"id": 1}, base_url="https://ex.com/") == ("https://ex.com/users/1")
     assert router.build("ratio", {"value": 0.25}) == "/ratio/0.25"
     assert router.build("page_default") == "/page"
     assert router.build("page_default", {"number": 2}) == "/page/2"

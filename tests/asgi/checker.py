@@ -294,7 +294,10 @@ def http_scope(
         "raw_path": path.encode(),
         "query_string": query_string,
         "root_path": root_path,
-        "headers": [(b"host", b"testserver"), *headers],
+        "headers": [
+            *([] if any(name == b"host" for name, _ in headers) else [(b"host", b"testserver")]),
+            *headers,
+        ],
         "client": ("127.0.0.1", 50000),
         "server": ("127.0.0.1", 8000),
         "extensions": extensions or {},

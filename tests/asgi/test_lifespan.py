@@ -93,3 +93,21 @@ def test_an_unknown_scope_type_is_refused() -> None:
 
     with pytest.raises(ValueError, match="unknown ASGI scope type"):
         run(app({"type": "future"}, receive, send))
+
+
+def test_unknown_lifespan_messages_are_ignored() -> None:
+    incoming: list[dict[str, Any]] = [
+        {"type": "lifespan.future"},
+        {"type": "lifespan.startup"},
+        {"type": "lifespan.shutdown"},
+    ]
+    sent: list[str] = []
+
+    async def receive() -> Any:
+        return incoming.pop(0)
+
+    async def send(message: Any) -> None:
+        sent.append(message["type"])
+
+    run(asgi_app(echo_state)({"type": "lifespan"}, receive, send))
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]

@@ -428,3 +428,51 @@ def test_a_limit_hit_while_a_batch_is_decoded_discards_the_files() -> None:
     run(main())
     assert made
     assert all(file.closed for file in made)
+
+
+@pytest.mark.parametrize(
+    ("script_name", "path_info"),
+    [("", "/users/7"), ("/app", "/users/7"), ("/app", ""), ("/app", "/"), ("/a/b", "/caf\xc3\xa9")],
+)
+@pytest.mark.parametrize("includes_root", [True, False])
+def test_the_same_request_reads_the_same_under_wsgi(
+    script_name: str, path_info: str, includes_root: bool
+) -> None:
+    from sansio_http.wsgi import WSGIRequest
+
+    environ = {
+        "REQUEST_METHOD": "GET",
+        "SCRIPT_NAME": script_name,
+        "PATH_INFO": path_info,
+        "QUERY_STRING": "q=1",
+        "SERVER_NAME": "testserver",
+        "SERVER_PORT": "80",
+        "HTTP_HOST": "testserver",
+        "wsgi.url_scheme": "http",
+    }
+    below = path_info.encode("latin-1").decode("utf-8")
+    path = script_name + below if includes_root else below
+    asgi, _ = make(path=path or "/", root_path=script_name, query_string=b"q=1")
+    wsgi = WSGIRequest(environ)
+    assert (asgi.path, asgi.root_path, asgi.url) == (wsgi.path, wsgi.root_path, wsgi.url)
+
+
+def test_asgi_app_passes_its_request_options() -> None:
+    made: list[io.BytesIO] = []
+
+    def spool() -> io.BytesIO:
+        made.append(io.BytesIO())
+        return made[-1]
+
+    async def handler(req: ASGIRequest) -> Response:
+        files = await req.files()
+        return Response(f"{req.host} {len(files)}")
+
+    app = asgi_app(handler, spool=spool, trusted_hosts=["testserver"])
+    body = multipart(("upload", "a.txt", b"abc"))
+    ok = run(request(app, "POST", body=body, headers=[MULTIPART]))
+    refused = run(request(app, headers=[(b"host", b"evil.example")], path="/x"))
+    assert (ok.status, ok.body) == (200, b"testserver 1")
+    assert len(made) == 1
+    assert refused.status == 400
+    assert b"not served here" in refused.body

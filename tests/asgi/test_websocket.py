@@ -378,3 +378,26 @@ def test_binary_messages_with_receive_bytes() -> None:
             return (await client.next())["bytes"]
 
     assert run(main()) == b"cba"
+
+
+def test_a_peer_gone_at_the_final_close_is_quiet() -> None:
+    incoming: list[Message] = [{"type": "websocket.connect"}]
+
+    async def receive() -> Message:
+        return incoming.pop(0)
+
+    async def send(message: Message) -> None:
+        if message["type"] == "websocket.close":
+            raise OSError("connection lost")
+
+    async def accept_only(ws: WebSocket) -> None:
+        await ws.accept()
+
+    async def fail(ws: WebSocket) -> None:
+        await ws.accept()
+        raise RuntimeError("bug")
+
+    scope = {"type": "websocket", "path": "/", "headers": []}
+    run(ws_app(accept_only)(scope, receive, send))
+    incoming.append({"type": "websocket.connect"})
+    run(ws_app(fail)(scope, receive, send))

@@ -71,17 +71,20 @@ _PARAMETER: Final = re.compile(
 
 # SECURITY: a part may name any charset, and some Python codecs are not fit for client data
 # (punycode and idna decode in quadratic time). Decode only with the encodings browsers use
-# (the WHATWG Encoding Standard); anything else is read as UTF-8.
-_TEXT_CODECS: Final = frozenset(
-    codecs.lookup(name).name
-    for name in (
-        "utf-8 utf-16 utf-16-le utf-16-be ascii latin-1 iso8859-2 iso8859-3 iso8859-4 "
-        "iso8859-5 iso8859-6 iso8859-7 iso8859-8 iso8859-10 iso8859-13 iso8859-14 "
-        "iso8859-15 iso8859-16 cp874 cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 "
-        "cp1257 cp1258 koi8-r koi8-u mac-roman mac-cyrillic gbk gb18030 big5 euc-jp "
-        "iso2022-jp shift-jis euc-kr"
-    ).split()
-)
+# (the WHATWG Encoding Standard); anything else is read as UTF-8. Names are looked up in
+# this table, never passed to codecs.lookup: that caches every unknown name it is asked
+# about, so a client naming a new charset in each part would grow the cache without end.
+_TEXT_NAMES: Final = (
+    "utf-8 utf8 utf-16 utf-16le utf-16-le utf-16be utf-16-be ascii us-ascii latin-1 latin1 "
+    "iso-8859-1 iso8859-1 iso-8859-2 iso-8859-3 iso-8859-4 iso-8859-5 iso-8859-6 "
+    "iso-8859-7 iso-8859-8 iso-8859-10 iso-8859-13 iso-8859-14 iso-8859-15 iso-8859-16 "
+    "cp874 cp1250 cp1251 cp1252 cp1253 cp1254 cp1255 cp1256 cp1257 cp1258 "
+    "windows-1250 windows-1251 windows-1252 windows-1253 windows-1254 windows-1255 "
+    "windows-1256 windows-1257 windows-1258 koi8-r koi8-u mac-roman macintosh "
+    "mac-cyrillic gbk gb2312 gb18030 big5 euc-jp iso-2022-jp shift-jis "
+    "shift_jis sjis euc-kr"
+).split()
+_TEXT_CODECS: Final = {name: codecs.lookup(name).name for name in _TEXT_NAMES}
 
 
 def _unescape(value: str) -> str:
@@ -133,11 +136,8 @@ def _parse_disposition(value: str) -> tuple[str, str | None]:
 
 def _decode_text(data: bytes, charset: str) -> str:
     """Decode a field value by its part's charset, or UTF-8 (RFC 7578 §5.1.2)."""
-    try:
-        codec = codecs.lookup(charset).name
-    except (LookupError, ValueError):  # ValueError: a NUL in the name
-        codec = "utf-8"
-    return data.decode(codec if codec in _TEXT_CODECS else "utf-8", "replace")
+    codec = _TEXT_CODECS.get(charset.strip().lower(), "utf-8")
+    return data.decode(codec, "replace")
 
 
 class MultipartDecoder:

@@ -232,6 +232,21 @@ def test_field_charset(charset: str | None, raw: bytes, value: str) -> None:
     assert decode([body]).form["f"] == value
 
 
+def test_client_charset_names_never_reach_the_codec_cache() -> None:
+    # codecs.lookup caches every name it is asked about; a client naming a
+    # new charset in each part must not grow that cache.
+    import encodings
+
+    cache: dict[str, object] = encodings._cache
+    names = [f"x-charset-{i}" for i in range(50)]
+    parts = [
+        part(f'form-data; name="f{i}"', b"v", f"Content-Type: text/plain; charset={name}")
+        for i, name in enumerate(names)
+    ]
+    assert decode([multipart(*parts)]).form["f49"] == "v"
+    assert not any(name.replace("-", "_") in cache or name in cache for name in names)
+
+
 @pytest.mark.parametrize(
     "body",
     [

@@ -26,6 +26,7 @@ from typing import Any, TypeVar, cast
 from typing_extensions import ParamSpec
 
 from sansio_http._errors import HTTPError, InternalServerError, MethodNotAllowed
+from sansio_http._formdata import FormLimits
 from sansio_http._request import Request
 from sansio_http._response import JSONResponse, Response
 from sansio_http.routing import Converter, Router, Rule
@@ -96,10 +97,9 @@ class AppConfig:
         debug: Answer unhandled exceptions with a traceback page instead of
             a bare 500. Never enable it where strangers can reach the app.
         max_content_length: The largest request body the adapters read, in
-            bytes; ``None`` for no limit beyond the form limits.
-        max_form_memory_size: Bytes of non-file form fields kept in memory.
-        max_form_parts: Parts of a multipart body, or fields of an
-            urlencoded one.
+            bytes (413 past it); ``None`` for no limit.
+        form_limits: The limits of form decoding (see
+            :class:`~sansio_http.FormLimits` for each and its default).
         threads: Size of the thread pool that runs plain functions under
             ASGI (each App owns its pool).
         extra: Anything else the application wants to keep here.
@@ -108,10 +108,7 @@ class AppConfig:
     debug: bool = False
     # 16 MiB: enough for forms with photos; set it per app for big uploads.
     max_content_length: int | None = 16 * 1024 * 1024
-    # Werkzeug's and Django's default of 500 kB, rounded to 512 KiB.
-    max_form_memory_size: int = 512 * 1024
-    # Werkzeug's default of 1000 parts.
-    max_form_parts: int = 1000
+    form_limits: FormLimits = dataclasses.field(default_factory=FormLimits)
     # The default of concurrent.futures for 2-core machines, kept small
     # because blocking views should be rare under ASGI.
     threads: int = 16
@@ -586,6 +583,19 @@ class App(_Scaffold):
                             yield hook, (request, failure), {}
                         except Exception:
                             log.exception("teardown_request hook %r failed", hook)
+
+    def websocket_view(
+        self, request: Request
+    ) -> tuple[Callable[..., Awaitable[Any]], dict[str, Any]]:
+        """Return the websocket view for a handshake request, as a coroutine function.
+
+        The adapter calls it with its websocket object and the values.
+
+        Raises:
+            NotFound: No websocket rule matches the path.
+        """
+        rule, values = self.router.match(request.path, "GET", websocket=True)
+        return self._async(self.endpoints[rule.endpoint].view), values
 
     def _match(self, request: Request) -> tuple[_Endpoint, dict[str, Any]] | Response:
         """Return the endpoint and values for a request, or the OPTIONS answer."""

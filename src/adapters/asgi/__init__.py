@@ -4,6 +4,7 @@
   with ``await body()``, ``stream()``, ``await form()``, ``await json()``
   and disconnect detection.
 - :class:`WebSocket` and :class:`WebSocketDisconnect`: websocket sessions.
+- :func:`to_asgi`: an :class:`~sansio_http.App` as an ASGI 3 application.
 - :func:`asgi_app`: ``async def handler(request) -> Response`` as an ASGI 3
   application, with lifespan hooks and a websocket handler.
 """
@@ -11,8 +12,9 @@
 from __future__ import annotations
 
 from ._app import asgi_app as asgi_app
+from ._app import to_asgi as to_asgi
 from ._request import ASGIRequest as ASGIRequest
 from ._websocket import WebSocket as WebSocket
 from ._websocket import WebSocketDisconnect as WebSocketDisconnect
 
-__all__ = ["ASGIRequest", "WebSocket", "WebSocketDisconnect", "asgi_app"]
+__all__ = ["ASGIRequest", "WebSocket", "WebSocketDisconnect", "asgi_app", "to_asgi"]

@@ -1,7 +1,8 @@
-"""ASGI applications: a request handler as an ASGI 3 callable.
+"""ASGI applications: a request handler, or an App, as an ASGI 3 callable.
 
-:func:`asgi_app` turns ``async def handler(request) -> Response`` (plus an
-optional websocket handler and lifespan hooks) into an application that
+:func:`to_asgi` mounts an :class:`~sansio_http.App`; :func:`asgi_app` turns
+``async def handler(request) -> Response`` (plus an optional websocket
+handler and lifespan hooks) into an application that
 uvicorn, hypercorn or the development server can run. The serving functions
 below it, :func:`serve_http` and :func:`serve_websocket`, hold the rules
 every ASGI application of this package follows: who answers an error, when
@@ -10,14 +11,20 @@ a disconnect is silent, what an exception after the response head means.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import contextvars
+import functools
 import logging
 from collections.abc import Awaitable, Callable, Collection, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from sansio_http._errors import HTTPError, InternalServerError
 from sansio_http._formdata import FormLimits, SpoolFactory
+from sansio_http._proxy import ProxyPolicy
 from sansio_http._response import Response
+from sansio_http.app import App
 
 from ._lifespan import Hook, Lifespan
 from ._receive import Receiver
@@ -26,7 +33,14 @@ from ._response import ResponseSender
 from ._types import ASGIApp, Receive, Scope, Send
 from ._websocket import WebSocket, WebSocketDisconnect
 
-__all__ = ["Handler", "WebSocketHandler", "asgi_app", "serve_http", "serve_websocket"]
+__all__ = [
+    "Handler",
+    "WebSocketHandler",
+    "asgi_app",
+    "serve_http",
+    "serve_websocket",
+    "to_asgi",
+]
 
 logger = logging.getLogger("sansio_http.asgi")
 
@@ -224,3 +238,92 @@ def asgi_app(
     if trusted_hosts is not None:
         request_args["trusted_hosts"] = trusted_hosts
     return _HandlerApp(handler, websocket, Lifespan(on_startup, on_shutdown), request_args)
+
+
+class _AppRunner:
+    """The thread pool that runs an App's plain functions under ASGI.
+
+    Each App gets its own pool, not the server's or the event loop's default
+    one, so that blocking views of one App cannot starve another, and so
+    that its size is the App's setting (``AppConfig.threads``).
+    """
+
+    def __init__(self, threads: int) -> None:
+        self.threads = threads
+        self.pool: ThreadPoolExecutor | None = None
+
+    async def __call__(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """Run ``func(*args, **kwargs)`` in the pool, in a copy of the context."""
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="sansio-http-app")
+        context = contextvars.copy_context()
+        call = functools.partial(context.run, func, *args, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self.pool, call)
+
+    def shutdown(self) -> None:
+        """Let running calls finish and stop the threads."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False)
+            self.pool = None
+
+
+def to_asgi(
+    app: App,
+    *,
+    proxy_policy: ProxyPolicy | None = None,
+    spool: SpoolFactory | None = None,
+    trusted_hosts: Collection[str] | None = None,
+) -> ASGIApp:
+    """Mount an :class:`~sansio_http.App` as an ASGI 3 application.
+
+    Plain views, hooks and error handlers run in a thread pool owned by the
+    App (``AppConfig.threads`` threads) with the context copied, so
+    ``current_request`` works in them; coroutine functions run on the
+    server's event loop. Websocket rules get a :class:`WebSocket`; the App's
+    startup and shutdown hooks run in the lifespan.
+
+    Args:
+        app: The App; this installs its ``thread_runner``.
+        proxy_policy: Which proxy headers to trust; none by default.
+        spool: Makes the file each upload is written to.
+        trusted_hosts: The host names requests accept, or None for any.
+
+    Returns:
+        The ASGI application, for uvicorn, hypercorn or the dev server.
+    """
+    runner = _AppRunner(app.config.threads)
+    app.thread_runner = runner
+
+    async def handle(request: ASGIRequest) -> Response:
+        if proxy_policy is not None:
+            request = proxy_policy.apply(request)
+        return await app.dispatch_async(request)
+
+    async def handle_websocket(websocket: WebSocket) -> None:
+        request = websocket.request
+        if proxy_policy is not None:
+            request = proxy_policy.apply(request)
+        view, values = app.websocket_view(request)
+        await view(websocket, **values)
+
+    async def startup(state: dict[str, Any]) -> None:
+        for func in app.startup_funcs:
+            await app.ensure_async(func)()
+
+    async def shutdown(state: dict[str, Any]) -> None:
+        try:
+            for func in app.shutdown_funcs:
+                await app.ensure_async(func)()
+        finally:
+            runner.shutdown()
+
+    return asgi_app(
+        handle,
+        websocket=handle_websocket,
+        on_startup=[startup],
+        on_shutdown=[shutdown],
+        max_content_length=app.config.max_content_length,
+        form_limits=app.config.form_limits,
+        spool=spool,
+        trusted_hosts=trusted_hosts,
+    )

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import quote
 
+from sansio_http.app import App
 from sansio_http.server._asgi import ASGIApp, ASGIRunner
 from sansio_http.server._config import Config
 from sansio_http.server._connection import HTTPConnection
@@ -26,11 +27,11 @@ access_log = logging.getLogger("sansio_http.server.access")
 def detect_interface(app: Any) -> str:
     """Return ``"asgi"`` or ``"wsgi"`` for an application object.
 
-    An object with a ``to_asgi`` method (the toolkit's ``App``) is served as
-    ASGI; otherwise a coroutine function (or an object whose ``__call__`` is
-    one) is ASGI and anything else WSGI.
+    A :class:`~sansio_http.App` is served as ASGI (its async views then run
+    on the server's loop); otherwise a coroutine function (or an object whose
+    ``__call__`` is one) is ASGI and anything else WSGI.
     """
-    if hasattr(app, "to_asgi"):
+    if isinstance(app, App):
         return "asgi"
     call = app if inspect.isfunction(app) or inspect.ismethod(app) else type(app).__call__
     return "asgi" if inspect.iscoroutinefunction(call) else "wsgi"
@@ -62,10 +63,15 @@ class Server:
         interface = self.config.interface
         if interface == "auto":
             interface = "asgi" if detect_interface(app) == "asgi" else "wsgi"
-        if hasattr(app, "to_asgi") and interface == "asgi":
-            app = app.to_asgi()
-        elif hasattr(app, "to_wsgi") and interface == "wsgi":
-            app = app.to_wsgi()
+        if isinstance(app, App):
+            if interface == "asgi":
+                from sansio_http.asgi import to_asgi
+
+                app = to_asgi(app)
+            else:
+                from sansio_http.wsgi import to_wsgi
+
+                app = to_wsgi(app)
         self.interface = interface
         self.asgi: ASGIRunner | None = None
         self.wsgi: WSGIRunner | None = None
@@ -178,7 +184,7 @@ def run(app: Any, config: Config | None = None, **options: Any) -> None:
     """Serve ``app`` until interrupted.
 
     Args:
-        app: A WSGI callable, an ASGI callable, or an object with ``to_asgi``.
+        app: A WSGI callable, an ASGI callable, or an :class:`~sansio_http.App`.
         config: The settings; keyword ``options`` override its fields.
         **options: Fields of :class:`Config`, such as ``host`` and ``port``.
     """

@@ -1,0 +1,152 @@
+"""What a view of the other colour costs: async under WSGI, plain under ASGI.
+
+Each group answers the hello-world request of the adapter benchmarks with the
+same view written both ways, so the difference between the two is the cost
+of the conversion alone:
+
+- ``wsgi-async-view``: the App mounted with ``to_wsgi`` runs an ``async def``
+  view to completion on its event loop; Flask does it through asgiref (its
+  ``async`` extra). Target: the App's added cost is at most 25 µs a request.
+- ``asgi-sync-view``: the App mounted with ``to_asgi`` runs a ``def`` view in
+  its thread pool; Starlette runs a sync endpoint in anyio's thread pool.
+  Target: the App's added cost is at most half of Starlette's.
+
+``scripts/bench_report.py`` turns each group into the added cost per request,
+from the ``framework`` and ``view`` recorded with every benchmark.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import flask
+import pytest
+import starlette.applications
+import starlette.requests
+import starlette.responses
+import starlette.routing
+from pytest_benchmark.fixture import BenchmarkFixture
+
+from benchmarks import test_bench_asgi as asgi_bench
+from benchmarks import test_bench_wsgi as wsgi_bench
+from benchmarks._drive import BATCH, call_wsgi, drive_asgi, mount_asgi, mount_wsgi, release
+from sansio_http import App, Response
+from sansio_http.wsgi import WSGIRequest
+
+VIEWS = ["def", "async def"]
+
+
+@pytest.fixture(scope="module")
+def loop() -> Iterator[asyncio.AbstractEventLoop]:
+    event_loop = asyncio.new_event_loop()
+    yield event_loop
+    event_loop.close()
+
+
+def record(benchmark: BenchmarkFixture, framework: str, view: str, **extra: Any) -> None:
+    benchmark.extra_info.update(
+        implementation=f"{framework}, {view} view", framework=framework, view=view, **extra
+    )
+
+
+def hello_app(view: str, path: str, text: str) -> App:
+    """An App whose one view answers ``text``, written as ``view``."""
+    app = App("hello")
+    if view == "def":
+
+        @app.get(path)
+        def hello(request: WSGIRequest) -> Response:
+            return Response(text)
+
+    else:
+
+        @app.get(path)
+        async def hello_async(request: WSGIRequest) -> Response:
+            return Response(text)
+
+    return app
+
+
+# -- async def views under WSGI ----------------------------------------------------------
+
+WSGI_HELLO = wsgi_bench.HELLO
+
+
+def flask_app(view: str) -> Callable[..., Any]:
+    if view == "async def" and importlib.util.find_spec("asgiref") is None:
+        pytest.skip("Flask runs async views through asgiref, which is missing: flask[async]")
+    app = flask.Flask("hello")
+    if view == "def":
+
+        @app.get(wsgi_bench.PATH)
+        def hello() -> flask.Response:
+            return flask.Response(WSGI_HELLO, content_type="text/plain; charset=utf-8")
+
+    else:
+
+        @app.get(wsgi_bench.PATH)
+        async def hello_async() -> flask.Response:
+            return flask.Response(WSGI_HELLO, content_type="text/plain; charset=utf-8")
+
+    return app
+
+
+@pytest.mark.benchmark(group="wsgi-async-view")
+@pytest.mark.parametrize("view", VIEWS)
+def test_app_under_wsgi(benchmark: BenchmarkFixture, view: str) -> None:
+    app = mount_wsgi(hello_app(view, wsgi_bench.PATH, WSGI_HELLO.decode()))
+    record(benchmark, "sansio-http App", view)
+    assert benchmark(call_wsgi, app, wsgi_bench.ENVIRON) == ("200 OK", WSGI_HELLO)
+
+
+@pytest.mark.benchmark(group="wsgi-async-view")
+@pytest.mark.parametrize("view", VIEWS)
+def test_flask_under_wsgi(benchmark: BenchmarkFixture, view: str) -> None:
+    app = flask_app(view)
+    record(benchmark, "flask", view)
+    assert benchmark(call_wsgi, app, wsgi_bench.ENVIRON) == ("200 OK", WSGI_HELLO)
+
+
+# -- def views under ASGI ----------------------------------------------------------------
+
+ASGI_HELLO = asgi_bench.HELLO
+
+
+def starlette_app(view: str) -> starlette.applications.Starlette:
+    def hello(request: starlette.requests.Request) -> starlette.responses.Response:
+        return starlette.responses.PlainTextResponse(ASGI_HELLO)
+
+    async def hello_async(request: starlette.requests.Request) -> starlette.responses.Response:
+        return starlette.responses.PlainTextResponse(ASGI_HELLO)
+
+    endpoint = hello if view == "def" else hello_async
+    return starlette.applications.Starlette(
+        routes=[starlette.routing.Route(asgi_bench.PATH, endpoint)]
+    )
+
+
+@pytest.mark.benchmark(group="asgi-sync-view")
+@pytest.mark.parametrize("view", VIEWS)
+def test_app_under_asgi(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, view: str
+) -> None:
+    app = hello_app(view, asgi_bench.PATH, ASGI_HELLO.decode())
+    asgi = mount_asgi(app)
+    record(benchmark, "sansio-http App", view, requests_per_round=BATCH)
+    try:
+        assert benchmark(drive_asgi(loop, asgi, asgi_bench.SCOPE)) == (200, ASGI_HELLO)
+    finally:
+        release(app)
+
+
+@pytest.mark.benchmark(group="asgi-sync-view")
+@pytest.mark.parametrize("view", VIEWS)
+def test_starlette_under_asgi(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, view: str
+) -> None:
+    app = starlette_app(view)
+    record(benchmark, "starlette", view, requests_per_round=BATCH)
+    assert benchmark(drive_asgi(loop, app, asgi_bench.SCOPE)) == (200, ASGI_HELLO)

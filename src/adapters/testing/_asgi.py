@@ -42,10 +42,19 @@ class LifespanError(RuntimeError):
     """The application reported ``lifespan.startup.failed`` or ``.shutdown.failed``."""
 
 
+def _refuse_running_loop() -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return  # no loop runs in this thread: ours may
+    raise RuntimeError("the test client is synchronous; call it outside any event loop")
+
+
 class EventLoop:
     """An event loop the client runs only while it waits for the application."""
 
     def __init__(self) -> None:
+        _refuse_running_loop()
         self.loop = asyncio.new_event_loop()
 
     def run(self, awaitable: Awaitable[T]) -> T:
@@ -57,11 +66,8 @@ class EventLoop:
         Raises:
             RuntimeError: Called from a coroutine: the client is synchronous.
         """
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return self.loop.run_until_complete(awaitable)
-        raise RuntimeError("the test client is synchronous; call it outside any event loop")
+        _refuse_running_loop()
+        return self.loop.run_until_complete(awaitable)
 
     def start(self, coroutine: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
         """Schedule ``coroutine`` as a task; it runs whenever the loop does."""
@@ -158,6 +164,7 @@ class _Exchange:
         self.body_read = False
         self.progress = asyncio.Event()
         self.finished = asyncio.Event()
+        self.drained = asyncio.Event()
         scope = http_scope(request, state)
         self.task = loop.start(self._call(app, scope))
 
@@ -188,9 +195,10 @@ class _Exchange:
             raise RuntimeError(f"{kind} sent before http.response.start")
         elif kind == "http.response.body":
             body = message.get("body", b"")
+            self.complete = not message.get("more_body", False)
             if body and self.request.method != "HEAD":
                 self.chunks.append(bytes(body))
-            self.complete = not message.get("more_body", False)
+                await self._until_drained()
         elif kind == "http.response.pathsend":
             await self._send_file(message["path"])
         else:
@@ -198,6 +206,17 @@ class _Exchange:
         if self.complete:
             self.finished.set()
         self.progress.set()
+
+    async def _until_drained(self) -> None:
+        """Wait until the client took the chunks, as a socket's buffer would."""
+        # NOTE: this back-pressure is what makes a streamed response stream:
+        # the application produces the next chunk only once the test asked.
+        self.progress.set()
+        while self.chunks and not self.gone:
+            self.drained.clear()
+            await self.drained.wait()
+        if self.gone:
+            raise OSError("the client closed the connection")
 
     async def _send_file(self, path: str) -> None:
         if self.request.method != "HEAD":
@@ -242,7 +261,10 @@ class _Exchange:
         while True:
             self._wait(lambda: bool(self.chunks) or self.complete)
             while self.chunks:
-                yield self.chunks.popleft()
+                chunk = self.chunks.popleft()
+                if not self.chunks:
+                    self.drained.set()
+                yield chunk
             if self.complete or self.task.done():
                 break
         # Work the application does after the response (background tasks)
@@ -256,6 +278,7 @@ class _Exchange:
         if not self.task.done():
             self.gone = True
             self.finished.set()
+            self.drained.set()
             self._wait(lambda: False)
         error = self._failure()
         if error is not None:

@@ -122,9 +122,15 @@ class ClientResponse:
                 if chunk:
                     received.append(chunk)
                     yield chunk
-            self._content = b"".join(received)
-        finally:
+        except GeneratorExit:
+            # An abandoned iterator: closing the response is the caller's
+            # business (a with block), never the garbage collector's.
+            raise
+        except BaseException:
             self.close()
+            raise
+        self._content = b"".join(received)
+        self.close()
 
     def iter_text(self) -> Iterator[str]:
         """Yield the body as text, decoded incrementally with ``encoding``.

@@ -129,6 +129,7 @@ class WebSocketSession:
         self._progress = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._done = False
+        self._reported = False
 
     # -- the application's side -------------------------------------------------
 
@@ -169,8 +170,9 @@ class WebSocketSession:
 
     def _raise_failure(self) -> None:
         task = self._task_or_fail()
-        if not task.done() or task.cancelled():
+        if self._reported or not task.done() or task.cancelled():
             return
+        self._reported = True
         error = task.exception()
         if error is not None and self._raise_errors:
             if not (isinstance(error, OSError) and self.close_code is not None):

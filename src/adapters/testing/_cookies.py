@@ -235,7 +235,7 @@ class CookieJar:
 
     Example:
         >>> jar = CookieJar(clock=lambda: 0.0)
-        >>> jar.extract("http://testserver/a/b", ["sid=1; Path=/a", "theme=dark"])
+        >>> jar.extract("http://testserver/a/b", ["sid=1", "theme=dark; Path=/"])
         >>> jar.header_for("http://testserver/a/c"), jar.header_for("http://testserver/")
         ('sid=1; theme=dark', 'theme=dark')
     """

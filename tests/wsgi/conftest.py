@@ -206,6 +206,13 @@ def run(app: WSGIApplication, environ: dict[str, Any]) -> Result:
     return Result(status, headers, b"".join(written + chunks), calls)
 
 
+def ignore_start(
+    status: str, headers: list[tuple[str, str]], exc_info: OptExcInfo | None = None, /
+) -> Callable[[bytes], object]:
+    """A start_response for tests that call an application directly."""
+    return lambda data: None
+
+
 @pytest.fixture
 def environ_factory() -> Callable[..., dict[str, Any]]:
     return make_environ

@@ -220,3 +220,13 @@ def test_any_read_sizes_give_the_body(body: bytes, sizes: list[int], terminated:
 
 def test_repr() -> None:
     assert repr(stream(make_environ("POST", body=BODY))) == "<InputStream read=0 length=100>"
+
+
+def test_read1_makes_one_read() -> None:
+    environ = make_environ("POST", body=BODY)
+    environ["wsgi.input"] = TrickleInput(BODY, len(BODY))
+    body = stream(environ)
+    assert body.read1(50) == BODY[:3]
+    assert body.read1() == BODY[3:6]
+    with pytest.raises(ValueError, match="at least 1"):
+        body.read1(0)

@@ -7,10 +7,13 @@ whatever bytes arrived, so the adapter must turn any of them into values.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeVar, overload
+
+from sansio_http._headers import Headers
 
 __all__ = [
+    "EnvironHeaders",
     "decode_path",
     "environ_key",
     "header_name",
@@ -27,6 +30,10 @@ _KEYS: dict[str, str] = {
     "content-length": "CONTENT_LENGTH",
 }
 _MAX_CACHED_KEYS = 512
+# The (SERVER_NAME, SERVER_PORT) pairs seen, and their address tuples.
+_SERVERS: dict[tuple[str, Any], tuple[str, int | None]] = {}
+
+_T = TypeVar("_T")
 
 
 def decode_path(value: str) -> str:
@@ -83,9 +90,18 @@ def server_address(environ: Mapping[str, Any]) -> tuple[str, int | None] | None:
     if not name:
         return None
     port = environ.get("SERVER_PORT")
+    key = (name, port)
+    # PERF: a server answers under one or two names and ports.
+    address = _SERVERS.get(key)
+    if address is not None:
+        return address
     if isinstance(port, str) and port.isdigit() and port.isascii():
-        return (name, int(port))
-    return (name, None)
+        address = (name, int(port))
+    else:
+        address = (name, None)
+    if len(_SERVERS) < _MAX_CACHED_KEYS:
+        _SERVERS[key] = address
+    return address
 
 
 def environ_key(name: str) -> str:
@@ -133,3 +149,101 @@ def header_name(key: str) -> str | None:
     if key == "CONTENT_LENGTH":
         return "content-length"
     return None
+
+
+# CGI servers set these two to "" when the request has no body; PEP 3333
+# inherits the keys, so an empty one means "absent".
+_UNPREFIXED = frozenset({"CONTENT_TYPE", "CONTENT_LENGTH"})
+
+
+def _field(key: str, value: Any) -> tuple[bytes, bytes] | None:
+    name = header_name(key)
+    if name is None or not isinstance(value, str) or (not value and key in _UNPREFIXED):
+        return None
+    return (query_bytes(name), query_bytes(value))
+
+
+class EnvironHeaders(Headers):
+    """The request headers of a WSGI environ, read from it on demand.
+
+    A read-only :class:`~sansio_http.Headers` over the ``HTTP_*``,
+    ``CONTENT_TYPE`` and ``CONTENT_LENGTH`` keys: ``get``, ``[]``, ``in`` and
+    ``getlist`` look one key up, and nothing is copied until the fields are
+    listed (``items()``, ``raw()``, ``len()``...). A server joins repeated
+    fields into one key, so ``getlist`` gives at most one value.
+
+    Args:
+        environ: The WSGI environ; it is kept by reference, not copied.
+    """
+
+    __slots__ = ("_environ", "_fields")
+
+    def __init__(self, environ: Mapping[str, Any]) -> None:
+        # NOTE: the base class's own fields (`_raw` and its index) are built
+        # only when a caller lists the fields or copies these headers, so
+        # the view stays a dict lookup for the attributes a request parses.
+        self._environ = environ
+        self._fields: list[tuple[bytes, bytes]] | None = None
+        self._first = None
+        self._scans = 0
+        self._lowered = True
+
+    @property
+    def _raw(self) -> Sequence[tuple[bytes, bytes]]:
+        fields = self._fields
+        if fields is None:
+            pairs = (_field(key, value) for key, value in self._environ.items())
+            fields = self._fields = [pair for pair in pairs if pair is not None]
+        return fields
+
+    @_raw.setter
+    def _raw(self, fields: Sequence[tuple[bytes, bytes]]) -> None:
+        self._fields = list(fields)
+
+    def _lookup(self, name: str) -> str | None:
+        key = environ_key(name)
+        value = self._environ.get(key)
+        if not isinstance(value, str) or (not value and key in _UNPREFIXED):
+            return None
+        return value
+
+    @overload
+    def get(self, name: str) -> str | None: ...
+    @overload
+    def get(self, name: str, default: _T) -> str | _T: ...
+    def get(self, name: str, default: object = None) -> object:
+        """Return the value of the field ``name``, or ``default``.
+
+        Args:
+            name: The field name, in any case.
+            default: What to return when the field is absent.
+
+        Returns:
+            The value as the server passed it (latin-1 text), or ``default``.
+        """
+        value = self._lookup(name)
+        return default if value is None else value
+
+    def getlist(self, name: str) -> list[str]:
+        """Return the value of the field ``name`` in a list, or ``[]``.
+
+        Args:
+            name: The field name, in any case.
+
+        Returns:
+            One value (the server joined repeated fields), or none.
+        """
+        value = self._lookup(name)
+        return [] if value is None else [value]
+
+    def __getitem__(self, name: str) -> str:
+        value = self._lookup(name)
+        if value is None:
+            raise KeyError(name)
+        return value
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and self._lookup(name) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.keys())

@@ -9,6 +9,7 @@ environ, how much may be read, and every read goes through it.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, Protocol
 
@@ -115,6 +116,20 @@ class InputStream:
             )
         self._remaining = length
 
+    @classmethod
+    def over(cls, data: bytes) -> InputStream:
+        """Return a stream that reads ``data``, as a body already in memory.
+
+        Args:
+            data: The whole body.
+
+        Returns:
+            A new stream at the start of ``data``.
+        """
+        return cls(
+            {"wsgi.input": io.BytesIO(data), "CONTENT_LENGTH": str(len(data))},
+        )
+
     @property
     def content_length(self) -> int | None:
         """The announced length of the body, None when it is not known."""
@@ -135,6 +150,19 @@ class InputStream:
             # ConnectionResetError when the peer goes away mid-body.
             self._error = ClientDisconnected("The client closed the connection mid-body")
             raise self._error from exc
+
+    def read1(self, size: int = DEFAULT_CHUNK_SIZE, /) -> bytes:
+        """Read at most ``size`` bytes with one read of ``wsgi.input``.
+
+        Args:
+            size: The most bytes to return; at least 1.
+
+        Returns:
+            Some bytes; ``b""`` only at the end of the body.
+        """
+        if size < 1:
+            raise ValueError(f"read1() needs a size of at least 1, got {size}")
+        return self._read_some(size)
 
     def _read_some(self, size: int) -> bytes:
         """Read at most ``size`` (> 0) bytes: b"" only at the end of the body."""

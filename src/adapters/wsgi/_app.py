@@ -1,0 +1,128 @@
+"""WSGI callables: a plain request handler (and later the App) served by WSGI.
+
+:func:`wsgi_app` wraps ``def handler(request) -> Response`` for framework
+authors who bring their own routing. Every callable built here answers the
+same way: an :class:`~sansio_http.HTTPError` becomes its own response, any
+other exception a 500 whose traceback goes to the ``sansio_http.wsgi``
+logger (never to the client), and the request's files are released when the
+server closes the response.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Collection, Iterable
+from typing import TYPE_CHECKING, Any
+
+from sansio_http._errors import HTTPError, InternalServerError
+from sansio_http._formdata import FormLimits, SpoolFile
+
+from ._request import WSGIRequest
+from ._response import StartResponse, logger, send_response
+
+if TYPE_CHECKING:
+    from sansio_http._response import Response
+
+__all__ = ["WSGIApplication", "respond", "wsgi_app"]
+
+#: A PEP 3333 application callable.
+WSGIApplication = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+
+def respond(
+    request: WSGIRequest,
+    start_response: StartResponse,
+    handler: Callable[[WSGIRequest], Response],
+) -> Iterable[bytes]:
+    """Answer ``request`` with what ``handler`` returns or raises.
+
+    The one request cycle of every WSGI callable of this package.
+
+    Args:
+        request: The request, built from the environ.
+        start_response: The server's ``start_response``.
+        handler: Called once with the request; returns the response.
+
+    Returns:
+        The WSGI iterable; the request is closed when the server is done.
+    """
+    try:
+        try:
+            response = handler(request)
+        except HTTPError as exc:
+            response = exc.to_response(request)
+        except Exception:
+            return _answer_crash(request, start_response, "Exception on %s %s")
+        try:
+            return send_response(response, request, start_response)
+        except Exception:
+            return _answer_crash(request, start_response, "Exception sending the response to %s %s")
+    except BaseException:
+        # No iterable reaches the server, so nothing else would close it.
+        request.close()
+        raise
+
+
+def _answer_crash(
+    request: WSGIRequest, start_response: StartResponse, message: str
+) -> Iterable[bytes]:
+    """Log the exception being handled and answer it with a 500 (PEP 3333)."""
+    exc_info = sys.exc_info()
+    try:
+        logger.exception(message, request.method, request.full_path)
+        response = InternalServerError().to_response(request)
+        # A server that already sent headers re-raises exc_info here.
+        return send_response(response, request, start_response, exc_info)
+    finally:
+        # Break the frame <-> traceback cycle that sys.exc_info() creates.
+        del exc_info
+
+
+def wsgi_app(
+    handler: Callable[[WSGIRequest], Response],
+    *,
+    request_class: type[WSGIRequest] = WSGIRequest,
+    max_content_length: int | None = None,
+    form_limits: FormLimits | None = None,
+    spool: Callable[[], SpoolFile] | None = None,
+    trusted_hosts: Collection[str] | None = None,
+) -> WSGIApplication:
+    """Turn ``def handler(request) -> Response`` into a WSGI application.
+
+    Args:
+        handler: Called with a :class:`WSGIRequest` for each request. An
+            :class:`~sansio_http.HTTPError` it raises becomes that error's
+            response; any other exception a 500, logged with its traceback
+            on the ``sansio_http.wsgi`` logger.
+        request_class: The request class to build, a :class:`WSGIRequest`
+            subclass.
+        max_content_length: Passed on to each request.
+        form_limits: Passed on to each request.
+        spool: Passed on to each request.
+        trusted_hosts: Passed on to each request.
+
+    Returns:
+        A PEP 3333 application, ready for gunicorn or any WSGI server.
+
+    Example:
+        >>> from sansio_http import Response
+        >>> def hello(request):
+        ...     return Response(f"Hello, {request.args.get('name', 'world')}!")
+        >>> application = wsgi_app(hello)
+    """
+    options: dict[str, Any] = {
+        "max_content_length": max_content_length,
+        "form_limits": form_limits,
+        "spool": spool,
+        "trusted_hosts": trusted_hosts,
+    }
+    options = {name: value for name, value in options.items() if value is not None}
+
+    def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        # PERF: no keyword arguments at all in the common case.
+        request = request_class(environ, **options) if options else request_class(environ)
+        return respond(request, start_response, handler)
+
+    application.__name__ = getattr(handler, "__name__", application.__name__)
+    application.__doc__ = getattr(handler, "__doc__", None)
+    return application

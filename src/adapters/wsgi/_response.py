@@ -1,0 +1,459 @@
+"""Sending a core ``Response`` through ``start_response`` and the WSGI iterable.
+
+:func:`send_response` turns the response's values into what PEP 3333 asks
+for: a status line and latin-1 ``str`` header pairs for ``start_response``,
+then an iterable of ``bytes``. A ``bytes`` body is one item; a sync iterable
+is streamed with its ``close()`` passed through; an async iterable is driven
+on an event loop of its own; a :class:`~sansio_http.FileBody` is read from
+the file, only its regions, through ``wsgi.file_wrapper`` when the server
+offers one. A HEAD request gets the headers only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import logging
+import os
+import sys
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+)
+from types import TracebackType
+from typing import IO, TYPE_CHECKING, Any, Final, Protocol
+
+from sansio_http._errors import InternalServerError
+from sansio_http._files import FileBody, FileRegion
+
+if TYPE_CHECKING:
+    from sansio_http._response import Response
+
+    from ._request import WSGIRequest
+
+__all__ = ["HOP_BY_HOP", "StartResponse", "send_response", "wsgi_headers"]
+
+logger: Final = logging.getLogger("sansio_http.wsgi")
+
+#: What ``sys.exc_info()`` returns, the form ``start_response`` takes it in.
+ExcInfo = tuple[type[BaseException], BaseException, TracebackType] | tuple[None, None, None]
+
+
+class StartResponse(Protocol):
+    """The ``start_response`` callable a WSGI server passes (PEP 3333)."""
+
+    def __call__(
+        self,
+        status: str,
+        headers: list[tuple[str, str]],
+        exc_info: ExcInfo | None = ...,
+        /,
+    ) -> Callable[[bytes], object]:
+        """Begin the response; return the legacy ``write`` callable."""
+
+
+# PEP 3333 forbids an application to send hop-by-hop headers: the server
+# owns the connection. RFC 9110 §7.6.1 lists them; "trailers" is RFC 2616's
+# spelling, which PEP 3333 (and wsgiref) still check.
+HOP_BY_HOP: Final = frozenset(
+    {
+        b"connection",
+        b"keep-alive",
+        b"proxy-authenticate",
+        b"proxy-authorization",
+        b"te",
+        b"trailer",
+        b"trailers",
+        b"transfer-encoding",
+        b"upgrade",
+    }
+)
+# RFC 9110 §15.3.5, §15.4.5: a 204 or 304 has no content, so no Content-Type
+# (wsgiref.validate refuses it); a 1xx or 204 has no Content-Length (§8.6).
+_NO_BODY_DROPPED: Final = (
+    HOP_BY_HOP | {b"content-type", b"content-length"},  # 1xx and 204
+    HOP_BY_HOP | {b"content-type"},  # 304
+)
+# PERF: the text of each field name sent, decoded once. Only names that are
+# not hop-by-hop enter it, and it stops growing at a bound, so an application
+# that makes up names cannot grow it without limit.
+_NAMES: dict[bytes, str] = {}
+_MAX_NAMES: Final = 256
+
+# PERF: 64 KiB per file read, as CPython's shutil and wsgiref use.
+_FILE_BLOCK: Final = 64 * 1024
+
+
+def wsgi_headers(response: Response) -> list[tuple[str, str]]:
+    """Return the response's header fields as ``start_response`` wants them.
+
+    Hop-by-hop fields are left out (PEP 3333), and so are the fields a 1xx,
+    204 or 304 response must not carry.
+
+    Args:
+        response: The response to send.
+
+    Returns:
+        ``(name, value)`` pairs of latin-1 ``str``, names lower-case.
+    """
+    status = response.status
+    if status < 200 or status == 204 or status == 304:
+        dropped = _NO_BODY_DROPPED[status == 304]
+        return [
+            (name.decode("latin-1"), value.decode("latin-1"))
+            for name, value in response.raw_headers()
+            if name not in dropped
+        ]
+    headers = []
+    names = _NAMES
+    for name, value in response.raw_headers():
+        text = names.get(name)
+        if text is None:
+            if name in HOP_BY_HOP:
+                continue
+            text = name.decode("latin-1")
+            if len(names) < _MAX_NAMES:
+                names[name] = text
+        headers.append((text, value.decode("latin-1")))
+    return headers
+
+
+def _close_all(closers: list[Callable[[], object]]) -> None:
+    """Call every closer even if one raises; re-raise the first error after."""
+    error: BaseException | None = None
+    for closer in closers:
+        try:
+            closer()
+        except Exception as exc:  # the others must still run
+            if error is None:
+                error = exc
+            else:
+                logger.exception("Error while closing a response", exc_info=exc)
+    if error is not None:
+        raise error
+
+
+class _StreamedBody:
+    """The WSGI iterable of a streamed body: its ``close()`` reaches the source.
+
+    An error before the first non-empty chunk becomes a 500 through
+    ``start_response(..., exc_info)``, which PEP 3333 allows as long as the
+    server has not sent the headers, and it has not: a server sends them
+    with the first non-empty chunk. A later error propagates, and the server
+    aborts the response.
+    """
+
+    __slots__ = ("_chunks", "_closers", "_request", "_start_response")
+
+    def __init__(
+        self,
+        chunks: Iterator[bytes],
+        closers: list[Callable[[], object]],
+        start_response: StartResponse,
+        request: WSGIRequest,
+    ) -> None:
+        self._chunks = chunks
+        self._closers = closers
+        self._start_response = start_response
+        self._request = request
+
+    def __iter__(self) -> Iterator[bytes]:
+        chunks = self._chunks
+        try:
+            for chunk in chunks:
+                if type(chunk) is not bytes:
+                    chunk = _as_bytes(chunk)
+                if chunk:
+                    break
+                # An empty chunk sends nothing: the headers stay unsent.
+            else:
+                return
+        except Exception:
+            yield from self._fail()
+            return
+        yield chunk
+        for chunk in chunks:
+            yield chunk if type(chunk) is bytes else _as_bytes(chunk)
+
+    def _fail(self) -> Iterator[bytes]:
+        exc_info = sys.exc_info()
+        request = self._request
+        logger.exception(
+            "Exception before the first chunk of the response to %s %s",
+            request.method,
+            request.full_path,
+        )
+        response = InternalServerError().to_response(request)
+        # PEP 3333: start_response may be called again with exc_info until
+        # the headers are sent; a server that did send them re-raises.
+        _start(self._start_response, response, exc_info)
+        if isinstance(response.body, bytes) and response.body:
+            yield response.body
+
+    def close(self) -> None:
+        """Close the body's source and release the request's resources."""
+        _close_all(self._closers)
+
+
+def _as_bytes(chunk: object) -> bytes:
+    if isinstance(chunk, (bytes, bytearray, memoryview)):
+        return bytes(chunk)
+    raise TypeError(f"a response body yields bytes, not {type(chunk).__name__}")
+
+
+def _async_chunks(body: AsyncIterable[bytes]) -> Generator[bytes, None, None]:
+    """Drive an async iterable of bytes on an event loop of its own."""
+    # NOTE: a WSGI worker thread runs no event loop, so a new one per body
+    # blocks nothing else; it is closed with the body.
+    loop = asyncio.new_event_loop()
+    iterator: AsyncIterator[bytes] = body.__aiter__()
+    try:
+        while True:
+            try:
+                chunk = loop.run_until_complete(iterator.__anext__())
+            except StopAsyncIteration:
+                return
+            yield chunk
+    finally:
+        try:
+            aclose = getattr(iterator, "aclose", None)
+            if aclose is not None:
+                loop.run_until_complete(aclose())
+            loop.run_until_complete(loop.shutdown_asyncgens())
+        finally:
+            loop.close()
+
+
+class _FileRange(io.RawIOBase):
+    """A file narrowed to one region, for ``wsgi.file_wrapper``.
+
+    Reads stop at the region's end. ``fileno()`` is offered only when the
+    region runs to the end of the file, so that a server that sends with
+    ``sendfile`` from the current position (gunicorn does, then seeks back)
+    can never send bytes past the region; ``seek`` and ``tell`` use the
+    file's own positions for that reason.
+    """
+
+    def __init__(
+        self,
+        file: IO[bytes],
+        start: int,
+        end: int | None,
+        to_end: bool,
+        closers: list[Callable[[], object]],
+    ) -> None:
+        super().__init__()
+        file.seek(start)
+        self._file = file
+        self._position = start
+        self._end = end
+        self._to_end = to_end
+        self._closers = closers
+
+    def readable(self) -> bool:
+        """Return True: the region can be read."""
+        return True
+
+    def seekable(self) -> bool:
+        """Return True: the file's positions can be set."""
+        return True
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        """Move to a position of the file (not of the region); return it."""
+        self._position = self._file.seek(offset, whence)
+        return self._position
+
+    def tell(self) -> int:
+        """Return the current position in the file."""
+        return self._position
+
+    def read(self, size: int | None = -1) -> bytes:
+        """Read up to ``size`` bytes of the region; ``b""`` at its end."""
+        end = self._end
+        if end is None:
+            data = self._file.read(-1 if size is None else size)
+        else:
+            remaining = end - self._position
+            if size is None or size < 0 or size > remaining:
+                size = remaining
+            if size <= 0:
+                return b""
+            data = self._file.read(size)
+            if not data:
+                # The Content-Length sent promised more: abort rather than pad.
+                raise OSError(f"{self._file.name!r} shrank while it was being sent")
+        self._position += len(data)
+        return data
+
+    def readinto(self, buffer: Any) -> int:
+        """Read into a writable buffer; return the byte count."""
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def fileno(self) -> int:
+        """Return the file's descriptor when the region runs to its end."""
+        if not self._to_end:
+            raise io.UnsupportedOperation("the region ends before the end of the file")
+        return self._file.fileno()
+
+    def close(self) -> None:
+        """Close the file and release the request's resources."""
+        if self.closed:
+            return
+        super().close()
+        _close_all([self._file.close, *self._closers])
+
+
+def _file_chunks(file: IO[bytes], body: FileBody) -> Iterator[bytes]:
+    """Yield the segments of ``body``, reading only its regions of ``file``."""
+    for segment in body.segments:
+        if isinstance(segment, bytes):
+            if segment:
+                yield segment
+            continue
+        file.seek(segment.offset)
+        remaining = segment.length
+        while remaining is None or remaining > 0:
+            size = _FILE_BLOCK if remaining is None else min(_FILE_BLOCK, remaining)
+            data = file.read(size)
+            if not data:
+                break
+            yield data
+            if remaining is not None:
+                remaining -= len(data)
+        if remaining:
+            # The Content-Length sent promised more: abort rather than pad.
+            raise OSError(f"{body.path!r} shrank while it was being sent")
+
+
+def _file_length(body: FileBody, size: int) -> int:
+    """Return the byte count of ``body`` when its last region runs to EOF."""
+    total = 0
+    for segment in body.segments:
+        if isinstance(segment, bytes):
+            total += len(segment)
+        elif segment.length is None:
+            total += max(size - segment.offset, 0)
+        else:
+            total += segment.length
+    return total
+
+
+def _start(
+    start_response: StartResponse,
+    response: Response,
+    exc_info: ExcInfo | None,
+    content_length: int | None = None,
+) -> None:
+    headers = wsgi_headers(response)
+    if content_length is not None and response.status >= 200 and response.status != 204:
+        headers.append(("content-length", str(content_length)))
+    if exc_info is None:
+        start_response(response.status_line, headers)
+    else:
+        start_response(response.status_line, headers, exc_info)
+
+
+def send_response(
+    response: Response,
+    request: WSGIRequest,
+    start_response: StartResponse,
+    exc_info: ExcInfo | None = None,
+) -> Iterable[bytes]:
+    """Start ``response`` and return the WSGI iterable of its body.
+
+    Everything that may fail before the response starts (opening a file)
+    happens before ``start_response`` is called, so the caller can still
+    answer with an error instead. The request is closed once the server is
+    done with the body: at once when the body is in memory, else through
+    the iterable's ``close()``.
+
+    Args:
+        response: The response to send.
+        request: The request it answers: its environ gives the method and
+            ``wsgi.file_wrapper``, when the server offers one.
+        start_response: The server's ``start_response``.
+        exc_info: Passed to ``start_response`` (PEP 3333) when ``response``
+            answers an exception.
+
+    Returns:
+        The iterable the WSGI application returns to the server.
+    """
+    body = response.body
+    environ = request.environ
+    if isinstance(body, bytes):
+        # PERF: the common case; nothing to stream, nothing to close later.
+        _start(start_response, response, exc_info)
+        if request.has_resources:
+            request.close()
+        if not body or environ.get("REQUEST_METHOD") == "HEAD":
+            return []
+        return [body]
+    head = environ.get("REQUEST_METHOD") == "HEAD"
+    closers: list[Callable[[], object]] = [request.close]
+    if isinstance(body, FileBody):
+        return _send_file(response, body, request, start_response, closers, exc_info, head)
+    source_close = getattr(body, "close", None)
+    if source_close is not None:
+        closers.insert(0, source_close)
+    if head:
+        # Never iterated: an async generator that never started needs no
+        # closing, and a sync one is closed like any other body.
+        _start(start_response, response, exc_info)
+        _close_all(closers)
+        return []
+    chunks: Iterator[bytes]
+    if isinstance(body, AsyncIterable):
+        generator = _async_chunks(body)
+        chunks = generator
+        closers.insert(0, generator.close)
+    else:
+        chunks = iter(body)
+    _start(start_response, response, exc_info)
+    return _StreamedBody(chunks, closers, start_response, request)
+
+
+def _send_file(
+    response: Response,
+    body: FileBody,
+    request: WSGIRequest,
+    start_response: StartResponse,
+    closers: list[Callable[[], object]],
+    exc_info: ExcInfo | None,
+    head: bool,
+) -> Iterable[bytes]:
+    length = body.content_length
+    extra_length: int | None = None
+    if head:
+        if length is None and "content-length" not in response.headers:
+            extra_length = _file_length(body, os.stat(body.path).st_size)
+        _start(start_response, response, exc_info, extra_length)
+        _close_all(closers)
+        return []
+    # Closed by the iterable's close(), or below if the response cannot start.
+    # Unbuffered: reads are large anyway, and a server that takes fileno()
+    # then finds the descriptor at the position the region starts.
+    file = open(body.path, "rb", buffering=0)
+    try:
+        size = os.fstat(file.fileno()).st_size
+        if length is None and "content-length" not in response.headers:
+            extra_length = _file_length(body, size)
+        segments = body.segments
+        wrapper = request.environ.get("wsgi.file_wrapper")
+        if wrapper is not None and len(segments) == 1 and isinstance(segments[0], FileRegion):
+            offset, region_length = segments[0]
+            end = None if region_length is None else offset + region_length
+            ranged = _FileRange(file, offset, end, end is None or end >= size, closers)
+            _start(start_response, response, exc_info, extra_length)
+            result: Iterable[bytes] = wrapper(ranged, _FILE_BLOCK)
+            return result
+    except BaseException:
+        file.close()
+        raise
+    _start(start_response, response, exc_info, extra_length)
+    return _StreamedBody(_file_chunks(file, body), [file.close, *closers], start_response, request)

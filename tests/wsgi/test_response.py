@@ -1,0 +1,309 @@
+"""Sending responses: headers, bytes, streams, async streams, files and HEAD."""
+
+from __future__ import annotations
+
+import builtins
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any, ClassVar
+from wsgiref.util import FileWrapper
+
+import pytest
+
+from sansio_http._files import FileBody, FileRegion
+from sansio_http._response import Response
+from sansio_http.wsgi import WSGIRequest, wsgi_app
+
+from .conftest import HOP_BY_HOP, ignore_start, make_environ, run
+
+
+def serve(response: Response | Any, **environ: Any) -> Any:
+    def handler(request: WSGIRequest) -> Response:
+        return response() if callable(response) else response
+
+    return run(wsgi_app(handler), make_environ(**environ))
+
+
+def test_bytes_body_is_one_item_with_content_length() -> None:
+    result = serve(Response(b"hello", content_type="text/plain"))
+    assert result.status == "200 OK"
+    assert result.body == b"hello"
+    assert result.header("content-length") == "5"
+    assert result.header("content-type") == "text/plain; charset=utf-8"
+
+
+def test_bytes_body_is_returned_as_a_one_item_list() -> None:
+    calls: list[tuple[str, list[tuple[str, str]]]] = []
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        calls.append((status, headers))
+        return lambda data: None
+
+    app = wsgi_app(lambda request: Response(b"hello", content_type="text/plain"))
+    assert app(make_environ(), start_response) == [b"hello"]
+    assert all(type(name) is str and type(value) is str for name, value in calls[0][1])
+
+
+def test_latin1_header_values_are_str() -> None:
+    response = Response(b"", status=200, content_type="text/plain")
+    response.headers["x-name"] = "caf\xe9"
+    result = serve(response)
+    assert result.header("x-name") == "caf\xe9"
+
+
+def test_hop_by_hop_headers_are_never_sent() -> None:
+    response = Response(b"ok", content_type="text/plain")
+    for name in ("Connection", "Keep-Alive", "Transfer-Encoding", "Upgrade", "TE", "Trailer"):
+        response.headers[name] = "x"
+    response.headers["Proxy-Authenticate"] = "Basic"
+    result = serve(response)
+    assert not [name for name, _ in result.headers if name.lower() in HOP_BY_HOP]
+    assert result.body == b"ok"
+
+
+@pytest.mark.parametrize("status", [204, 304])
+def test_no_content_type_on_204_and_304(status: int) -> None:
+    response = Response(b"", status=status, content_type="text/plain")
+    response.headers["etag"] = '"x"'
+    result = serve(response)
+    assert result.status_code == status
+    assert result.header("content-type") is None
+    assert result.header("etag") == '"x"'
+    assert result.body == b""
+
+
+def test_no_content_length_on_204() -> None:
+    response = Response(b"", status=204, headers={"content-length": "0"})
+    assert serve(response).header("content-length") is None
+
+
+class Closing:
+    """An iterable body that records whether it was closed."""
+
+    def __init__(self, chunks: list[bytes]) -> None:
+        self.chunks = chunks
+        self.closed = False
+        self.iterated = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        self.iterated = True
+        return iter(self.chunks)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_iterable_body_is_streamed_and_closed() -> None:
+    body = Closing([b"a", b"", b"bc", bytearray(b"d")])  # type: ignore[list-item]
+    result = serve(Response(body, content_type="text/plain"))
+    assert result.body == b"abcd"
+    assert result.header("content-length") is None
+    assert body.closed
+
+
+def test_generator_body() -> None:
+    def chunks() -> Iterator[bytes]:
+        yield b"one "
+        yield b"two"
+
+    result = serve(Response(chunks(), content_type="text/plain"))
+    assert result.body == b"one two"
+
+
+def test_empty_iterable_body() -> None:
+    result = serve(Response([b"", b""], content_type="text/plain"))
+    assert result.body == b""
+    assert result.status == "200 OK"
+
+
+def test_async_iterable_body() -> None:
+    closed: list[bool] = []
+
+    async def chunks() -> AsyncIterator[bytes]:
+        try:
+            yield b"async "
+            yield b"body"
+        finally:
+            closed.append(True)
+
+    result = serve(Response(chunks(), content_type="text/plain"))
+    assert result.body == b"async body"
+    assert closed == [True]
+
+
+def test_async_body_closed_early_is_finalised() -> None:
+    closed: list[bool] = []
+
+    async def chunks() -> AsyncIterator[bytes]:
+        try:
+            yield b"first"
+            yield b"second"
+        finally:
+            closed.append(True)
+
+    app = wsgi_app(lambda request: Response(chunks(), content_type="text/plain"))
+    iterable = app(make_environ(), ignore_start)
+    iterator = iter(iterable)
+    assert next(iterator) == b"first"
+    iterable.close()  # type: ignore[attr-defined]
+    assert closed == [True]
+
+
+def test_non_bytes_chunk_fails_before_the_first_chunk_as_a_500() -> None:
+    result = serve(Response(["text"], content_type="text/plain"))  # type: ignore[list-item]
+    assert result.status_code == 500
+
+
+def test_head_sends_headers_only() -> None:
+    body = Closing([b"abc"])
+    response = Response(body, content_type="text/plain", headers={"content-length": "3"})
+    result = serve(response, method="HEAD")
+    assert result.body == b""
+    assert result.header("content-length") == "3"
+    assert not body.iterated
+    assert body.closed
+
+
+def test_head_with_bytes_keeps_content_length() -> None:
+    result = serve(Response(b"hello", content_type="text/plain"), method="HEAD")
+    assert result.body == b""
+    assert result.header("content-length") == "5"
+
+
+# -- files ----------------------------------------------------------------------
+
+
+@pytest.fixture
+def data_file(tmp_path: Path) -> Path:
+    path = tmp_path / "data.bin"
+    path.write_bytes(bytes(range(256)) * 1024)
+    return path
+
+
+class RecordingWrapper(FileWrapper):
+    """wsgi.file_wrapper that records how much it read, and whether it may sendfile."""
+
+    instances: ClassVar[list[RecordingWrapper]] = []
+
+    def __init__(self, filelike: Any, blksize: int = 8192) -> None:
+        super().__init__(filelike, blksize)
+        self.read_total = 0
+        self.has_fileno = _has_fileno(filelike)
+        self.blksize_given = blksize
+        RecordingWrapper.instances.append(self)
+
+    def __next__(self) -> bytes:
+        data = super().__next__()
+        self.read_total += len(data)
+        return data
+
+
+class SendfileWrapper(RecordingWrapper):
+    """A file wrapper that sends with the descriptor when it can, as gunicorn does.
+
+    Without a Content-Length it sends from the descriptor's position to the
+    end of the file, then seeks to where it stopped.
+    """
+
+    def __init__(self, filelike: Any, blksize: int = 8192) -> None:
+        super().__init__(filelike, blksize)
+        self.pending: bytes | None = None
+        if self.has_fileno:
+            fd = filelike.fileno()
+            offset = os.lseek(fd, 0, os.SEEK_CUR)
+            self.pending = os.pread(fd, os.fstat(fd).st_size - offset, offset)
+            filelike.seek(offset + len(self.pending))
+            assert filelike.tell() == offset + len(self.pending)
+
+    def __next__(self) -> bytes:
+        if not self.has_fileno:
+            return super().__next__()
+        data, self.pending = self.pending, None
+        if not data:
+            raise StopIteration
+        self.read_total += len(data)
+        return data
+
+
+def _has_fileno(filelike: Any) -> bool:
+    try:
+        filelike.fileno()
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+@pytest.mark.parametrize("wrapper", [None, RecordingWrapper, SendfileWrapper])
+@pytest.mark.parametrize(
+    ("offset", "length"),
+    [(0, None), (1000, 500), (0, 256 * 1024), (256 * 1024 - 10, None), (5, 0)],
+)
+def test_file_body_sends_only_its_region(
+    data_file: Path, wrapper: Any, offset: int, length: int | None
+) -> None:
+    RecordingWrapper.instances.clear()
+    data = data_file.read_bytes()
+    body = FileBody(data_file, offset=offset, length=length)
+    result = serve(Response(body, content_type="application/octet-stream"), file_wrapper=wrapper)
+    expected = data[offset:] if length is None else data[offset : offset + length]
+    assert result.body == expected
+    assert result.header("content-length") == str(len(expected))
+    if wrapper is not None:
+        (used,) = RecordingWrapper.instances
+        assert isinstance(used, wrapper)
+        assert used.read_total == len(expected)
+        # sendfile from the current position is safe only up to the end of the file.
+        assert used.has_fileno == (length is None or offset + length == len(data))
+
+
+def test_file_body_of_several_segments(data_file: Path) -> None:
+    data = data_file.read_bytes()
+    body = FileBody.from_segments(
+        data_file, [b"--a\r\n", FileRegion(10, 5), b"\r\n--b\r\n", FileRegion(100, 3), b"--"]
+    )
+    RecordingWrapper.instances.clear()
+    result = serve(Response(body, content_type="text/plain"), file_wrapper=RecordingWrapper)
+    assert result.body == b"--a\r\n" + data[10:15] + b"\r\n--b\r\n" + data[100:103] + b"--"
+    assert result.header("content-length") == str(len(result.body))
+    # Several regions cannot go through wsgi.file_wrapper.
+    assert RecordingWrapper.instances == []
+
+
+def test_file_head_opens_nothing(data_file: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = FileBody(data_file, offset=10)
+    real_open = builtins.open
+
+    def guarded_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if os.fspath(file) == str(data_file):
+            pytest.fail("HEAD opened the file")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    result = serve(Response(body, content_type="text/plain"), method="HEAD")
+    assert result.body == b""
+    assert result.header("content-length") == str(256 * 1024 - 10)
+
+
+def test_missing_file_is_a_500(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    body = FileBody(tmp_path / "missing.bin")
+    result = serve(Response(body, content_type="text/plain"))
+    assert result.status_code == 500
+    assert "missing.bin" not in result.body.decode()
+    assert "FileNotFoundError" in caplog.text
+
+
+@pytest.mark.parametrize("wrapper", [None, RecordingWrapper])
+def test_a_file_that_shrank_aborts_the_response(data_file: Path, wrapper: Any) -> None:
+    body = FileBody(data_file, offset=0, length=300 * 1024)
+    with pytest.raises(OSError, match="shrank"):
+        serve(Response(body, content_type="text/plain"), file_wrapper=wrapper)
+
+
+def test_a_file_that_shrank_to_nothing_before_the_first_chunk(tmp_path: Path) -> None:
+    path = tmp_path / "empty.bin"
+    path.write_bytes(b"")
+    body = FileBody(path, offset=0, length=10)
+    result = serve(Response(body, content_type="text/plain"))
+    # Nothing was sent yet, so the error can still become a 500.
+    assert result.status_code == 500

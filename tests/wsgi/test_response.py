@@ -307,3 +307,130 @@ def test_a_file_that_shrank_to_nothing_before_the_first_chunk(tmp_path: Path) ->
     result = serve(Response(body, content_type="text/plain"))
     # Nothing was sent yet, so the error can still become a 500.
     assert result.status_code == 500
+
+
+class FailingClose(Closing):
+    def __init__(self, chunks: list[bytes], error: Exception) -> None:
+        super().__init__(chunks)
+        self.error = error
+
+    def close(self) -> None:
+        super().close()
+        raise self.error
+
+
+def test_a_failing_close_still_releases_the_request() -> None:
+    body = FailingClose([b"abc"], RuntimeError("close failed"))
+    made: list[Any] = []
+
+    def handler(request: WSGIRequest) -> Response:
+        request._spool()  # an upload file, as a form would make
+        made.extend(request._spools or [])
+        return Response(body, content_type="text/plain")
+
+    with pytest.raises(RuntimeError, match="close failed"):
+        run(wsgi_app(handler), make_environ())
+    assert body.closed
+    assert made[0].closed
+
+
+def test_several_failing_closes_raise_the_first_and_log_the_rest(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    body = FailingClose([b"abc"], RuntimeError("first"))
+
+    def handler(request: WSGIRequest) -> Response:
+        def broken_close() -> None:
+            raise ValueError("second")
+
+        request.close = broken_close  # type: ignore[method-assign]
+        return Response(body, content_type="text/plain")
+
+    with pytest.raises(RuntimeError, match="first"):
+        run(wsgi_app(handler), make_environ())
+    assert "second" in caplog.text
+
+
+class AsyncChunks:
+    """An async iterator without aclose()."""
+
+    def __init__(self) -> None:
+        self.chunks = [b"x", b"y"]
+
+    def __aiter__(self) -> AsyncChunks:
+        return self
+
+    async def __anext__(self) -> bytes:
+        if not self.chunks:
+            raise StopAsyncIteration
+        return self.chunks.pop(0)
+
+
+def test_async_iterator_without_aclose() -> None:
+    assert serve(Response(AsyncChunks(), content_type="text/plain")).body == b"xy"
+
+
+def test_head_with_an_async_body_starts_nothing() -> None:
+    body = AsyncChunks()
+    result = serve(Response(body, content_type="text/plain"), method="HEAD")
+    assert result.body == b""
+    assert body.chunks == [b"x", b"y"]
+
+
+class ReadintoWrapper:
+    """A file wrapper that reads with readinto(), as io-based servers may."""
+
+    def __init__(self, filelike: Any, blksize: int = 8192) -> None:
+        self.filelike = filelike
+        self.blksize = blksize
+
+    def __iter__(self) -> Iterator[bytes]:
+        assert self.filelike.readable()
+        assert self.filelike.seekable()
+        buffer = bytearray(self.blksize)
+        while count := self.filelike.readinto(buffer):
+            yield bytes(buffer[:count])
+
+    def close(self) -> None:
+        self.filelike.close()
+        self.filelike.close()  # twice is harmless
+
+
+def test_file_region_read_with_readinto(data_file: Path) -> None:
+    data = data_file.read_bytes()
+    body = FileBody(data_file, offset=100, length=70_000)
+    result = serve(Response(body, content_type="text/plain"), file_wrapper=ReadintoWrapper)
+    assert result.body == data[100:70_100]
+
+
+def test_open_ended_region_after_other_segments(data_file: Path) -> None:
+    data = data_file.read_bytes()
+    start = len(data) - 1000
+    body = FileBody.from_segments(
+        data_file, [b"", b"head:", FileRegion(0, 3), FileRegion(start, None)]
+    )
+    assert body.content_length is None
+    result = serve(Response(body, content_type="text/plain"))
+    expected = b"head:" + data[:3] + data[start:]
+    assert result.body == expected
+    assert result.header("content-length") == str(len(expected))
+    head = serve(Response(body, content_type="text/plain"), method="HEAD")
+    assert head.header("content-length") == str(len(expected))
+
+
+def test_head_keeps_a_given_content_length(data_file: Path) -> None:
+    body = FileBody(data_file)
+    response = Response(body, content_type="text/plain", headers={"content-length": "7"})
+    assert serve(response, method="HEAD").header("content-length") == "7"
+
+
+def test_a_failing_file_wrapper_closes_the_file_and_answers_500(data_file: Path) -> None:
+    opened: list[Any] = []
+
+    def wrapper(filelike: Any, blksize: int = 8192) -> Any:
+        opened.append(filelike)
+        raise TypeError("no wrapping today")
+
+    result = serve(Response(FileBody(data_file), content_type="text/plain"), file_wrapper=wrapper)
+    assert result.status_code == 500
+    assert opened[0]._file.closed

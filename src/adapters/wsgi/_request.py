@@ -59,7 +59,7 @@ class WSGIRequest(Request):
             :class:`~sansio_http.FormLimits` defaults when omitted.
         spool: Makes the file that holds one uploaded file; by default a
             :class:`tempfile.SpooledTemporaryFile` that keeps up to
-            :data:`DEFAULT_SPOOL_MEMORY` bytes in memory.
+            1 MiB in memory before it moves to disk.
         trusted_hosts: As for :class:`~sansio_http.Request`.
     """
 

@@ -7,6 +7,7 @@ import logging
 import sys
 from collections.abc import Iterator
 from typing import Any
+from wsgiref.validate import validator
 
 import pytest
 
@@ -149,7 +150,7 @@ def test_headers_already_sent_re_raise_from_start_response() -> None:
         def __next__(self) -> bytes:
             raise RuntimeError("late")
 
-    app = wsgi_app(lambda request: Response(Failing(), content_type="text/plain"))
+    app = validator(wsgi_app(lambda request: Response(Failing(), content_type="text/plain")))
 
     def start_response(status: str, headers: Any, exc_info: Any = None) -> Any:
         if exc_info is not None:
@@ -181,7 +182,7 @@ def test_a_failing_error_response_propagates() -> None:
         raise OSError("server gone")
 
     with pytest.raises(OSError, match="server gone"):
-        wsgi_app(handler)(make_environ(), start_response)
+        validator(wsgi_app(handler))(make_environ(), start_response)
 
 
 def test_base_exceptions_propagate_and_release_the_request() -> None:
@@ -198,7 +199,7 @@ def test_base_exceptions_propagate_and_release_the_request() -> None:
     app = wsgi_app(handler, spool=spool)
     environ = make_environ("POST", body=multipart(("f", "a", b"abc")), content_type=MULTIPART_TYPE)
     with pytest.raises(KeyboardInterrupt):
-        app(environ, ignore_start)
+        validator(app)(environ, ignore_start)
     assert made
     assert made[0].closed
 

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 from wsgiref.util import FileWrapper
+from wsgiref.validate import validator
 
 import pytest
 
@@ -40,8 +41,10 @@ def test_bytes_body_is_returned_as_a_one_item_list() -> None:
         calls.append((status, headers))
         return lambda data: None
 
-    app = wsgi_app(lambda request: Response(b"hello", content_type="text/plain"))
-    assert app(make_environ(), start_response) == [b"hello"]
+    app = validator(wsgi_app(lambda request: Response(b"hello", content_type="text/plain")))
+    iterable = app(make_environ(), start_response)
+    assert iterable.original_iterator == [b"hello"]  # type: ignore[attr-defined]
+    iterable.close()  # type: ignore[attr-defined]
     assert all(type(name) is str and type(value) is str for name, value in calls[0][1])
 
 
@@ -142,7 +145,7 @@ def test_async_body_closed_early_is_finalised() -> None:
         finally:
             closed.append(True)
 
-    app = wsgi_app(lambda request: Response(chunks(), content_type="text/plain"))
+    app = validator(wsgi_app(lambda request: Response(chunks(), content_type="text/plain")))
     iterable = app(make_environ(), ignore_start)
     iterator = iter(iterable)
     assert next(iterator) == b"first"

@@ -139,8 +139,7 @@ def test_an_upload_is_spooled_and_its_name_made_safe(client: Client) -> None:
     assert response.status_code == 200
     body = response.json()
     assert body["size"] == len(data)
-    assert "/" not in body["name"]
-    assert ".." not in body["name"].split("_")
+    assert body["name"] == "passwd"
 
 
 def test_an_upload_without_a_file_is_a_400(client: Client) -> None:

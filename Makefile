@@ -9,7 +9,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 PIP_EDITABLE := --config-settings editable_mode=strict
 
-.PHONY: serve test lint typecheck pytest docs bench install install-dev relink clean
+.PHONY: serve test lint typecheck pytest docs bench bench-e2e install install-dev relink clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,9 +55,23 @@ docs: $(VENV)/.installed-dev
 
 test: lint typecheck pytest docs
 
+# The numbers of the docs' Performance page. pytest-benchmark's JSON goes to build/bench/;
+# scripts/bench_report.py turns it into $(BENCH_OUT)/results.json, table.md, table.rst.inc
+# and chart.png. Modest rounds keep the run to a few minutes on two cores.
+BENCH_RAW := build/bench/pytest-benchmark.json
+BENCH_OUT := docs/_static/bench
+
 bench: $(VENV)/.installed-dev relink
-	$(BIN)/pytest benchmarks --benchmark-only --benchmark-columns=min,median,mean,ops,rounds \
-		--benchmark-autosave
+	mkdir -p $(dir $(BENCH_RAW))
+	$(BIN)/pytest benchmarks --benchmark-only --benchmark-min-rounds=5 \
+		--benchmark-max-time=0.5 --benchmark-columns=min,median,ops,rounds \
+		--benchmark-autosave --benchmark-json=$(BENCH_RAW)
+	$(BIN)/python scripts/bench_report.py $(BENCH_RAW) --out $(BENCH_OUT)
+
+# Real servers on 127.0.0.1 loaded by wrk (apt-get install wrk): gunicorn, uvicorn and
+# the development server; writes $(BENCH_OUT)/e2e.json and e2e.md.
+bench-e2e: $(VENV)/.installed-dev relink
+	$(BIN)/python scripts/bench_e2e.py --out $(BENCH_OUT)
 
 clean:
 	rm -rf $(VENV) build docs/_build .pytest_cache .mypy_cache .ruff_cache .coverage

@@ -1,14 +1,16 @@
 """The WSGI adapter: environ and ``wsgi.input`` in, ``start_response`` out.
 
 :class:`WSGIRequest` reads a core :class:`~sansio_http.Request` and its body
-from a PEP 3333 environ; :func:`wsgi_app` turns a plain
+from a PEP 3333 environ; :func:`to_wsgi` mounts an :class:`~sansio_http.App`,
+and :func:`wsgi_app` turns a plain
 ``def handler(request) -> Response`` into a WSGI application.
 """
 
 from __future__ import annotations
 
+from sansio_http.wsgi._app import to_wsgi as to_wsgi
 from sansio_http.wsgi._app import wsgi_app as wsgi_app
 from sansio_http.wsgi._input import InputStream as InputStream
 from sansio_http.wsgi._request import WSGIRequest as WSGIRequest
 
-__all__ = ["InputStream", "WSGIRequest", "wsgi_app"]
+__all__ = ["InputStream", "WSGIRequest", "to_wsgi", "wsgi_app"]

@@ -10,20 +10,24 @@ server closes the response.
 
 from __future__ import annotations
 
+import atexit
 import sys
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from sansio_http._errors import HTTPError, InternalServerError
 from sansio_http._formdata import FormLimits, SpoolFile
+from sansio_http._proxy import ProxyPolicy
+from sansio_http.app import App
 
 from ._request import WSGIRequest
 from ._response import StartResponse, logger, send_response
+from ._runner import CoroutineRunner
 
 if TYPE_CHECKING:
     from sansio_http._response import Response
 
-__all__ = ["WSGIApplication", "respond", "wsgi_app"]
+__all__ = ["WSGIApplication", "respond", "to_wsgi", "wsgi_app"]
 
 #: A PEP 3333 application callable.
 WSGIApplication = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -126,3 +130,55 @@ def wsgi_app(
     application.__name__ = getattr(handler, "__name__", application.__name__)
     application.__doc__ = getattr(handler, "__doc__", None)
     return application
+
+
+def to_wsgi(
+    app: App,
+    *,
+    proxy_policy: ProxyPolicy | None = None,
+    spool: Callable[[], SpoolFile] | None = None,
+    trusted_hosts: Collection[str] | None = None,
+) -> WSGIApplication:
+    """Mount an :class:`~sansio_http.App` as a PEP 3333 application.
+
+    Plain views, hooks and error handlers are called directly in the worker
+    thread; coroutine functions run to completion on an event loop kept per
+    worker thread (see ``App.coroutine_runner``), with the context copied so
+    ``current_request`` works in them. The App's startup hooks run now, and
+    its shutdown hooks when the interpreter exits.
+
+    Args:
+        app: The App; this installs its ``coroutine_runner``.
+        proxy_policy: Which proxy headers to trust; none by default.
+        spool: Makes the file each upload is written to.
+        trusted_hosts: The host names requests accept, or None for any.
+
+    Returns:
+        A PEP 3333 application, ready for gunicorn or any WSGI server.
+    """
+    runner = CoroutineRunner()
+    app.coroutine_runner = runner
+    for func in app.startup_funcs:
+        app.ensure_sync(func)()
+
+    def shutdown() -> None:
+        try:
+            for func in app.shutdown_funcs:
+                app.ensure_sync(func)()
+        finally:
+            runner.close()
+
+    atexit.register(shutdown)
+
+    def handle(request: WSGIRequest) -> Response:
+        if proxy_policy is not None:
+            request = proxy_policy.apply(request)
+        return app.dispatch_sync(request)
+
+    return wsgi_app(
+        handle,
+        max_content_length=app.config.max_content_length,
+        form_limits=app.config.form_limits,
+        spool=spool,
+        trusted_hosts=trusted_hosts,
+    )

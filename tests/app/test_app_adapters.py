@@ -1,0 +1,259 @@
+"""The App under both adapters: to_wsgi and to_asgi, driven by the test client."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable, MutableMapping
+from typing import Any
+
+import pytest
+
+from sansio_http import App, Blueprint, Request, Response, current_request
+from sansio_http.testing import Client
+from sansio_http.wsgi import to_wsgi
+from sansio_http.wsgi._runner import CoroutineRunner
+
+
+@pytest.fixture(params=["wsgi", "asgi"])
+def interface(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def client(app: App, interface: str, **options: Any) -> Client:
+    return Client(app, interface="wsgi" if interface == "wsgi" else "asgi", **options)
+
+
+def build() -> tuple[App, list[str]]:
+    app = App()
+    calls: list[str] = []
+    admin = Blueprint("admin", url_prefix="/admin")
+    reports = Blueprint("reports", url_prefix="/reports")
+
+    @app.before_request
+    async def app_before(request: Request) -> None:
+        calls.append("app-before")
+
+    @app.after_request
+    async def app_after(request: Request, response: Response) -> Response:
+        response.headers["X-App"] = "1"
+        return response
+
+    @admin.before_request
+    async def admin_before(request: Request) -> None:
+        calls.append("admin-before")
+
+    @admin.after_request
+    def admin_after(request: Request, response: Response) -> Response:
+        response.headers["X-Admin"] = "1"
+        return response
+
+    @admin.errorhandler(LookupError)
+    async def admin_lookup(request: Request, exc: Exception) -> Any:
+        return {"missing": str(exc)}, 404
+
+    @app.get("/async")
+    async def async_view(request: Request) -> str:
+        await asyncio.sleep(0)
+        return f"async {current_request.path}"
+
+    @app.get("/sync")
+    def sync_view(request: Request) -> str:
+        return f"sync {current_request.path}"
+
+    @app.route("/both", methods=["GET", "PUT"])
+    def both(request: Request) -> str:
+        return "both"
+
+    @reports.get("/<int:year>")
+    async def report(request: Request, year: int) -> dict[str, Any]:
+        if year < 2000:
+            raise LookupError(year)
+        return {"year": year, "url": app.url_for("admin.reports.report", year=year)}
+
+    admin.register_blueprint(reports)
+    app.register_blueprint(admin)
+    return app, calls
+
+
+def test_async_and_sync_views_see_current_request(interface: str) -> None:
+    app, _ = build()
+    c = client(app, interface)
+    assert c.get("/async").text == "async /async"
+    assert c.get("/sync").text == "sync /sync"
+
+
+def test_hooks_and_handlers_of_nested_blueprints(interface: str) -> None:
+    app, calls = build()
+    c = client(app, interface)
+    response = c.get("/admin/reports/2024")
+    assert response.json() == {"year": 2024, "url": "/admin/reports/2024"}
+    assert response.headers["x-admin"] == "1"
+    assert response.headers["x-app"] == "1"
+    assert calls == ["app-before", "admin-before"]
+    missing = c.get("/admin/reports/1999")
+    assert (missing.status_code, missing.json()) == (404, {"missing": "1999"})
+
+
+def test_url_for_honours_the_root_path(interface: str) -> None:
+    app, _ = build()
+    c = client(app, interface, root_path="/mount")
+    assert c.get("/mount/admin/reports/2020").json()["url"] == "/mount/admin/reports/2020"
+
+
+def test_405_head_and_options(interface: str) -> None:
+    app, _ = build()
+    c = client(app, interface)
+    refused = c.post("/both")
+    assert refused.status_code == 405
+    assert refused.headers["allow"] == "GET, HEAD, OPTIONS, PUT"
+    head = c.head("/both")
+    assert (head.status_code, head.content) == (200, b"")
+    assert c.options("/both").headers["allow"] == "GET, HEAD, OPTIONS, PUT"
+
+
+def test_ensure_sync_override_applies_to_blueprints_under_wsgi() -> None:
+    seen: list[str] = []
+
+    class Recording(App):
+        def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+            seen.append(func.__name__)
+            return super().ensure_sync(func)
+
+    app = Recording()
+    bp = Blueprint("bp")
+
+    @bp.get("/x")
+    async def x(request: Request) -> str:
+        return "x"
+
+    app.register_blueprint(bp)
+    assert Client(app, interface="wsgi").get("/x").text == "x"
+    assert "x" in seen
+
+
+def test_blocking_view_does_not_stall_asgi() -> None:
+    app = App()
+
+    @app.get("/block")
+    def block(request: Request) -> str:
+        time.sleep(0.5)
+        return "blocked"
+
+    @app.get("/quick")
+    async def quick(request: Request) -> str:
+        return "quick"
+
+    from sansio_http.asgi import to_asgi
+
+    asgi = to_asgi(app)
+
+    async def call(path: str) -> float:
+        messages: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: MutableMapping[str, Any]) -> None:
+            messages.append(dict(message))
+
+        scope = {
+            "type": "http",
+            "asgi": {"version": "3.0"},
+            "http_version": "1.1",
+            "method": "GET",
+            "scheme": "http",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": b"",
+            "root_path": "",
+            "headers": [(b"host", b"x")],
+            "client": ("127.0.0.1", 1),
+            "server": ("127.0.0.1", 80),
+        }
+        await asgi(scope, receive, send)
+        assert messages[0]["status"] == 200
+        return time.monotonic()
+
+    async def main() -> tuple[float, float, float]:
+        started = time.monotonic()
+        blocked, quick_done = await asyncio.gather(call("/block"), call("/quick"))
+        return started, blocked, quick_done
+
+    started, blocked, quick_done = asyncio.run(main())
+    assert quick_done - started < 0.4 < blocked - started
+
+
+def test_runner_reuses_one_loop_per_thread() -> None:
+    runner = CoroutineRunner()
+
+    async def loop_id() -> int:
+        loop_id: int = id(asyncio.get_running_loop())
+        return loop_id
+
+    try:
+        assert runner(loop_id()) == runner(loop_id())
+        other: list[int] = []
+        thread = threading.Thread(target=lambda: other.append(runner(loop_id())))
+        thread.start()
+        thread.join()
+        assert other[0] != runner(loop_id())
+    finally:
+        runner.close()
+
+
+def test_runner_works_inside_a_running_loop() -> None:
+    runner = CoroutineRunner()
+
+    async def answer() -> int:
+        await asyncio.sleep(0)
+        return 42
+
+    async def outer() -> int:
+        # A sync call from async code, as gevent or an async test makes it.
+        result: int = runner(answer())
+        return result
+
+    try:
+        assert asyncio.run(outer()) == 42
+    finally:
+        runner.close()
+
+
+def test_runner_cancels_and_reports_leftover_tasks(caplog: pytest.LogCaptureFixture) -> None:
+    runner = CoroutineRunner()
+    cancelled: list[bool] = []
+
+    async def forever() -> None:
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            cancelled.append(True)
+            raise
+
+    async def leaves_a_task() -> str:
+        asyncio.get_running_loop().create_task(forever())
+        await asyncio.sleep(0)
+        return "done"
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="sansio_http.wsgi"):
+            assert runner(leaves_a_task()) == "done"
+    finally:
+        runner.close()
+    assert cancelled == [True]
+    assert "pending" in caplog.text
+
+
+def test_to_wsgi_runs_startup_hooks() -> None:
+    app = App()
+    started: list[str] = []
+
+    @app.on_startup
+    async def start() -> None:
+        started.append("up")
+
+    to_wsgi(app)
+    assert started == ["up"]

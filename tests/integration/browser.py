@@ -106,10 +106,10 @@ class Browser:
                 return message
         deadline = time.monotonic() + self.timeout
         while time.monotonic() < deadline:
-            message = json.loads(self._page.recv(timeout=self.timeout))
-            if message.get("method") == event:
+            received: dict[str, Any] = json.loads(self._page.recv(timeout=self.timeout))
+            if received.get("method") == event:
                 self._events.clear()
-                return message
+                return received
         raise TimeoutError(event)
 
     def open(self, url: str) -> None:

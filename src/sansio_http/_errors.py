@@ -364,7 +364,21 @@ class PreconditionRequired(HTTPError):
     description = "The request must be conditional."
 
 
-class TooManyRequests(HTTPError):
+class _RetryLater(HTTPError):
+    """An error whose response may say when to retry (Retry-After)."""
+
+    def __init__(
+        self,
+        detail: str | None = None,
+        *,
+        retry_after: int | datetime | None = None,
+        headers: Mapping[str, str] | None = None,
+    ):
+        value = None if retry_after is None else _retry_after(retry_after)
+        super().__init__(detail, headers=_with(headers, "Retry-After", value))
+
+
+class TooManyRequests(_RetryLater):
     """429: the client has sent too many requests in a given time.
 
     Args:
@@ -376,16 +390,6 @@ class TooManyRequests(HTTPError):
 
     status = 429
     description = "Too many requests were sent; please retry later."
-
-    def __init__(
-        self,
-        detail: str | None = None,
-        *,
-        retry_after: int | datetime | None = None,
-        headers: Mapping[str, str] | None = None,
-    ):
-        value = None if retry_after is None else _retry_after(retry_after)
-        super().__init__(detail, headers=_with(headers, "Retry-After", value))
 
 
 class RequestHeaderFieldsTooLarge(HTTPError):
@@ -416,7 +420,7 @@ class BadGateway(HTTPError):
     description = "The server received an invalid response from an upstream server."
 
 
-class ServiceUnavailable(HTTPError):
+class ServiceUnavailable(_RetryLater):
     """503: the server cannot handle the request right now.
 
     Args:
@@ -428,16 +432,6 @@ class ServiceUnavailable(HTTPError):
 
     status = 503
     description = "The service is temporarily unavailable; please retry later."
-
-    def __init__(
-        self,
-        detail: str | None = None,
-        *,
-        retry_after: int | datetime | None = None,
-        headers: Mapping[str, str] | None = None,
-    ):
-        value = None if retry_after is None else _retry_after(retry_after)
-        super().__init__(detail, headers=_with(headers, "Retry-After", value))
 
 
 class GatewayTimeout(HTTPError):

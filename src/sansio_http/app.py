@@ -25,6 +25,7 @@ from typing import Any, TypeVar, cast
 
 from typing_extensions import ParamSpec
 
+from sansio_http._debug import traceback_page
 from sansio_http._errors import HTTPError, InternalServerError, MethodNotAllowed
 from sansio_http._formdata import FormLimits
 from sansio_http._request import Request
@@ -662,7 +663,9 @@ class App(_Scaffold):
             exc_info=(type(exc), exc, exc.__traceback__),
         )
         if self.config.debug:
-            return _traceback_page(exc)
+            return Response(
+                traceback_page(exc), status=500, content_type="text/html; charset=utf-8"
+            )
         return InternalServerError().to_response(request)
 
     def make_response(self, result: Any, view: Callable[..., Any] | None = None) -> Response:
@@ -708,17 +711,3 @@ def _bad_return(view: Callable[..., Any] | None, what: str) -> str:
         f"the view {name} returned {what}; a view returns a Response, str, bytes, "
         "dict, list, or a (body, status[, headers]) tuple"
     )
-
-
-def _traceback_page(exc: BaseException) -> Response:
-    import html
-    import traceback
-
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    page = (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(type(exc).__name__)}</title></head><body>"
-        "<h1>500 Internal Server Error</h1><p>Debug mode: the traceback follows.</p>"
-        f"<pre>{html.escape(text)}</pre></body></html>"
-    )
-    return Response(page, status=500, content_type="text/html; charset=utf-8")

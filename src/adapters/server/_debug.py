@@ -6,10 +6,9 @@ which the server refuses unless it listens on a loopback address.
 
 from __future__ import annotations
 
-import html
 import logging
-import traceback
 
+from sansio_http._debug import traceback_page
 from sansio_http.server._exchange import BodyError
 
 log = logging.getLogger("sansio_http.server")
@@ -32,14 +31,7 @@ def error_response(exc: BaseException, debug: bool) -> tuple[int, list[tuple[byt
     if not debug:
         body = b"500 Internal Server Error\n"
         return 500, _plain(body), body
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    page = (
-        "<!doctype html>\n<html><head><meta charset='utf-8'>"
-        f"<title>{html.escape(type(exc).__name__)}</title></head>"
-        "<body><h1>500 Internal Server Error</h1>"
-        "<p>The application raised an exception (debug mode).</p>"
-        f"<pre>{html.escape(text)}</pre></body></html>\n"
-    ).encode()
+    page = traceback_page(exc)
     headers = [
         (b"content-type", b"text/html; charset=utf-8"),
         (b"content-length", str(len(page)).encode()),

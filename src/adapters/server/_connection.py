@@ -73,22 +73,23 @@ class HTTPConnection:
             first = False
             if request is None:
                 return
-            problem = self._check_head(request)
+            head = _Head(request)
+            problem = self._check_head(request, head)
             if problem is not None:
                 status, reason = problem
                 await self.refuse(status, reason)
                 return
-            if self.upgrader is not None and _wants_websocket(request):
+            if self.upgrader is not None and head.websocket and request.method == b"GET":
                 await self.upgrader(self, request)
                 return
             exchange = Exchange(
                 self.h11, self.reader, self.writer, request, self.config, self.client, self.server
             )
-            if _has_both_lengths(request):
+            if head.content_length and head.transfer_encoding:
                 # RFC 9112 §6.1: answer, then close, so that whatever the
                 # Content-Length hid can never be read as a second request.
                 exchange.close_after = True
-            if _is_chunked(request):
+            if head.chunked:
                 checker = ChunkLineChecker()
                 # Bytes that arrived with the head are already inside h11.
                 if checker.feed(self.h11.trailing_data[0]):
@@ -134,7 +135,7 @@ class HTTPConnection:
             # ConnectionClosed, or PAUSED after a refused cycle.
             return None
 
-    def _check_head(self, request: h11.Request) -> tuple[int, str] | None:
+    def _check_head(self, request: h11.Request, head: _Head) -> tuple[int, str] | None:
         """Return the status and reason to refuse a request with, if any."""
         config = self.config
         if len(request.target) > config.max_target_size:
@@ -143,14 +144,10 @@ class HTTPConnection:
             return 431, "too many header fields"
         # h11 only measures a head that is still incomplete; one that arrives
         # whole in a single read must be measured here.
-        size = len(request.method) + len(request.target) + 12
-        for name, value in request.headers:
-            size += len(name) + len(value) + 4
-        if size > config.max_header_size:
+        if len(request.method) + len(request.target) + 12 + head.size > config.max_header_size:
             return 431, "request head too large"
         if request.http_version == b"1.1":
-            hosts = sum(1 for name, _ in request.headers if name == b"host")
-            if hosts != 1:
+            if head.hosts != 1:
                 # RFC 9112 §3.2: exactly one Host in an HTTP/1.1 request.
                 return 400, "an HTTP/1.1 request needs exactly one Host header"
         return None
@@ -199,24 +196,27 @@ class HTTPConnection:
         return True
 
 
-def _wants_websocket(request: h11.Request) -> bool:
-    upgrade = b""
-    for name, value in request.headers:
-        if name == b"upgrade":
-            upgrade = value.lower()
-    return upgrade == b"websocket" and request.method == b"GET"
+class _Head:
+    """What the connection checks in a request's header fields, in one pass."""
 
+    __slots__ = ("chunked", "content_length", "hosts", "size", "transfer_encoding", "websocket")
 
-def _has_both_lengths(request: h11.Request) -> bool:
-    names = {name for name, _ in request.headers}
-    return b"content-length" in names and b"transfer-encoding" in names
-
-
-def _is_chunked(request: h11.Request) -> bool:
-    return any(
-        name == b"transfer-encoding" and b"chunked" in value.lower()
-        for name, value in request.headers
-    )
+    def __init__(self, request: h11.Request) -> None:
+        self.size = 0
+        self.hosts = 0
+        self.content_length = self.transfer_encoding = self.chunked = self.websocket = False
+        # h11 gives lower-case names.
+        for name, value in request.headers:
+            self.size += len(name) + len(value) + 4
+            if name == b"host":
+                self.hosts += 1
+            elif name == b"content-length":
+                self.content_length = True
+            elif name == b"transfer-encoding":
+                self.transfer_encoding = True
+                self.chunked = self.chunked or b"chunked" in value.lower()
+            elif name == b"upgrade":
+                self.websocket = value.lower() == b"websocket"
 
 
 class ChunkLineChecker:

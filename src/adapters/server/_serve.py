@@ -17,6 +17,7 @@ from sansio_http.server._asgi import ASGIApp, ASGIRunner
 from sansio_http.server._config import Config
 from sansio_http.server._connection import HTTPConnection
 from sansio_http.server._exchange import Exchange
+from sansio_http.server._websocket import AVAILABLE as websocket_available
 from sansio_http.server._websocket import WebSocketSession
 from sansio_http.server._wsgi import WSGIApp, WSGIRunner
 
@@ -106,9 +107,7 @@ class Server:
         if self.asgi is None:
             await connection.refuse(501, "websockets need an ASGI application")
             return
-        try:
-            import wsproto  # noqa: F401
-        except ImportError:
+        if not websocket_available:
             await connection.refuse(501, "websockets need sansio-http[server]")
             return
         await WebSocketSession(self.asgi.app, connection, request, self.asgi.state).run()

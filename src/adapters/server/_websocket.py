@@ -17,6 +17,15 @@ import h11
 
 from sansio_http.server._asgi import ASGI_VERSION, ASGIApp, Message
 
+try:
+    from wsproto.connection import Connection, ConnectionType
+    from wsproto.events import BytesMessage, CloseConnection, Ping, TextMessage
+except ImportError:  # pragma: no cover - the optional "server" extra is missing
+    #: Whether websocket framing is available (the ``server`` extra).
+    AVAILABLE = False
+else:
+    AVAILABLE = True
+
 if TYPE_CHECKING:
     from sansio_http.server._connection import HTTPConnection
 
@@ -102,9 +111,6 @@ class WebSocketSession:
 
     async def send(self, message: Message) -> None:
         """Act on an ASGI websocket message from the application."""
-        from wsproto.connection import Connection, ConnectionType
-        from wsproto.events import BytesMessage, TextMessage
-
         kind = message["type"]
         if kind == "websocket.accept":
             headers = [
@@ -157,8 +163,6 @@ class WebSocketSession:
             raise RuntimeError(f"unexpected ASGI message {kind!r}")
 
     async def _send_close(self, code: int, reason: str) -> None:
-        from wsproto.events import CloseConnection
-
         if self.closed:
             return
         self.closed = True
@@ -169,13 +173,6 @@ class WebSocketSession:
             pass
 
     async def _read_frames(self) -> None:
-        from wsproto.events import (
-            BytesMessage,
-            CloseConnection,
-            Ping,
-            TextMessage,
-        )
-
         text: list[str] = []
         data: list[bytes] = []
         while True:

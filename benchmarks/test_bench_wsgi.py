@@ -218,16 +218,16 @@ def upload_environ() -> dict[str, Any]:
 
 def upload_ours() -> tuple[str | None, int]:
     with WSGIRequest(upload_environ()) as request:
-        upload = request.files["file"]
-        return request.form.get("title"), upload.size
+        upload = request.get_files()["file"]
+        return request.get_form().get("title"), upload.size
 
 
 def upload_werkzeug() -> tuple[str | None, int]:
     request = werkzeug.wrappers.Request(upload_environ())
     try:
-        upload = request.files["file"]
+        upload = request.get_files()["file"]
         upload.stream.seek(0, io.SEEK_END)
-        return request.form.get("title"), upload.stream.tell()
+        return request.get_form().get("title"), upload.stream.tell()
     finally:
         request.close()
 

@@ -9,6 +9,7 @@ real transport.
 
 from __future__ import annotations
 
+from sansio_http._body import BodyRequest as BodyRequest
 from sansio_http._conditional import make_conditional as make_conditional
 from sansio_http._cookies import dump_cookie as dump_cookie
 from sansio_http._errors import BadGateway as BadGateway
@@ -73,6 +74,7 @@ from sansio_http._request import Request as Request
 from sansio_http._response import JSONResponse as JSONResponse
 from sansio_http._response import Response as Response
 from sansio_http._response import redirect as redirect
+from sansio_http._state import State as State
 from sansio_http._status import PHRASES as PHRASES
 from sansio_http._status import reason_phrase as reason_phrase
 from sansio_http._urlencoded import parse_urlencoded as parse_urlencoded
@@ -80,6 +82,7 @@ from sansio_http.app import App as App
 from sansio_http.app import AppConfig as AppConfig
 from sansio_http.app import Blueprint as Blueprint
 from sansio_http.app import current_request as current_request
+from sansio_http.app import g as g
 
 __version__ = "0.3.0.dev0"
 
@@ -90,6 +93,7 @@ __all__ = [
     "BadGateway",
     "BadRequest",
     "Blueprint",
+    "BodyRequest",
     "ClientDisconnected",
     "Conflict",
     "EndOfForm",
@@ -136,6 +140,7 @@ __all__ = [
     "Response",
     "ServiceUnavailable",
     "SpoolFile",
+    "State",
     "TooManyRequests",
     "Unauthorized",
     "UnprocessableEntity",
@@ -149,6 +154,7 @@ __all__ = [
     "decode_json",
     "dump_cookie",
     "file_response",
+    "g",
     "guess_content_type",
     "make_conditional",
     "parse_urlencoded",

@@ -37,6 +37,7 @@ __all__ = [
     "AppConfig",
     "Blueprint",
     "current_request",
+    "g",
 ]
 
 P = ParamSpec("P")
@@ -88,6 +89,41 @@ class _CurrentRequest:
 
 #: The request being handled, for code that is not handed it.
 current_request: Any = _CurrentRequest()
+
+
+class _RequestState:
+    """A stand-in for the state of the request being handled (Flask's ``g``).
+
+    Reading or setting an attribute goes to ``current_request.state``: one
+    scratch space per request, shared by its hooks, view and error handlers,
+    under either adapter. Outside a request it raises ``RuntimeError``.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_CurrentRequest._get(current_request).state, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(_CurrentRequest._get(current_request).state, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(_CurrentRequest._get(current_request).state, name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in _CurrentRequest._get(current_request).state
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """Return a value of the request's state, or ``default``."""
+        return _CurrentRequest._get(current_request).state.get(name, default)
+
+    def __repr__(self) -> str:
+        request = _request_var.get(None)
+        return f"<g {request.state!r}>" if request is not None else "<g (no request)>"
+
+
+#: The current request's :class:`~sansio_http.State`, like Flask's ``g``.
+g: Any = _RequestState()
 
 
 @dataclasses.dataclass

@@ -225,9 +225,9 @@ def upload_ours() -> tuple[str | None, int]:
 def upload_werkzeug() -> tuple[str | None, int]:
     request = werkzeug.wrappers.Request(upload_environ())
     try:
-        upload = request.get_files()["file"]
+        upload = request.files["file"]
         upload.stream.seek(0, io.SEEK_END)
-        return request.get_form().get("title"), upload.stream.tell()
+        return request.form.get("title"), upload.stream.tell()
     finally:
         request.close()
 

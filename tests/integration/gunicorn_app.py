@@ -41,7 +41,7 @@ def _stream_to_file(request: WSGIRequest) -> Response:
     digest = hashlib.sha256()
     size = 0
     with tempfile.TemporaryFile() as file:
-        for chunk in request.input_stream:
+        for chunk in request.iter_data():
             file.write(chunk)
             digest.update(chunk)
             size += len(chunk)

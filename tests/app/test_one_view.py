@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 import pytest
@@ -48,7 +48,7 @@ def _decode(status: int, content: bytes) -> tuple[int, Any]:
         return status, None
 
 
-def _client_post(interface: str) -> Post:
+def _client_post(interface: Literal["wsgi", "asgi"]) -> Post:
     client = Client(app, interface=interface)
 
     def post(path: str, **options: Any) -> tuple[int, Any]:
@@ -124,10 +124,12 @@ TRANSPORTS = [
 
 
 @pytest.fixture(scope="module", params=TRANSPORTS)
-def post(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Post]:
+def post(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Post]:
     name: str = request.param
     if name.startswith("client-"):
-        yield _client_post(name.partition("-")[2])
+        yield _client_post("wsgi" if name == "client-wsgi" else "asgi")
         return
     running = _start(name, tmp_path_factory.mktemp(name) / "server.log")
     try:

@@ -291,6 +291,9 @@ async def _aiter(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
 
 def _socket_closed(sock: socket.socket) -> bool:
     """Return whether the peer closed ``sock``, without blocking or reading."""
+    if sock.fileno() < 0:
+        # The server closed it: the connection is over.
+        return True
     try:
         readable, _, _ = select.select([sock], [], [], 0)
         return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""

@@ -9,12 +9,21 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any, cast
 from wsgiref.validate import validator
 
 import pytest
 
-from sansio_http import App, AppConfig, InternalServerError, NotFound, Request, Response
+from sansio_http import (
+    App,
+    AppConfig,
+    FileBody,
+    InternalServerError,
+    NotFound,
+    Request,
+    Response,
+)
 from sansio_http.asgi import ASGIRequest, asgi_app, to_asgi
 from sansio_http.testing import Client
 from sansio_http.wsgi import WSGIRequest, to_wsgi, wsgi_app
@@ -169,6 +178,16 @@ def test_a_body_failing_before_its_first_chunk_is_a_500(
     assert "Internal Server Error" in response.text
     assert "body" in quiet.text  # logged, with the exception
     with pytest.raises(Boom, match="body"):
+        handler_client(make, interface).get("/")
+
+
+def test_a_response_that_cannot_start_is_a_500_or_raised(interface: str, tmp_path: Path) -> None:
+    def make() -> Response:
+        return Response(FileBody(tmp_path / "missing", length=3))
+
+    response = handler_client(make, interface, raise_app_exceptions=False).get("/")
+    assert response.status_code == 500
+    with pytest.raises(FileNotFoundError):
         handler_client(make, interface).get("/")
 
 

@@ -19,7 +19,7 @@ from sansio_http._errors import HTTPError
 if TYPE_CHECKING:
     from sansio_http._request import Request
 
-__all__ = ["is_local", "traceback_page"]
+__all__ = ["is_local", "is_loopback_host", "traceback_page"]
 
 
 def traceback_page(exc: BaseException) -> bytes:
@@ -57,8 +57,22 @@ def is_local(request: Request) -> bool:
         host = request.host
     except HTTPError:  # an untrusted or malformed Host is not local
         return False
-    # request.host is a validated "uri-host [":" port]" (RFC 9110 §7.2): an
-    # IPv6 address comes in brackets, so the first colon starts the port.
+    return is_loopback_host(host)
+
+
+def is_loopback_host(host: str) -> bool:
+    """Return whether a validated ``host[:port]`` names this machine.
+
+    Args:
+        host: A ``uri-host [":" port]`` (RFC 9110 §7.2) such as
+            :attr:`~sansio_http.Request.host` gives: lower-case, an IPv6
+            address in brackets.
+
+    Returns:
+        True for ``localhost``, a name under ``.localhost`` and loopback
+        IP addresses.
+    """
+    # An IPv6 address comes in brackets, so elsewhere the first colon starts the port.
     name = host[1 : host.find("]")] if host.startswith("[") else host.partition(":")[0]
     return name == "localhost" or name.endswith(".localhost") or _is_loopback_address(name)
 

@@ -42,7 +42,9 @@ def respond(
 ) -> Iterable[bytes]:
     """Answer ``request`` with what ``handler`` returns or raises.
 
-    The one request cycle of every WSGI callable of this package.
+    The one request cycle of every WSGI callable of this package. What
+    would be answered with a 500 is raised instead when the environ holds
+    :data:`RAISE_EXCEPTIONS` (a test client asks for it).
 
     Args:
         request: The request, built from the environ.
@@ -51,10 +53,6 @@ def respond(
 
     Returns:
         The WSGI iterable; the request is closed when the server is done.
-
-    Raises:
-        Exception: What ``handler`` or sending raised, when the environ
-            holds :data:`RAISE_EXCEPTIONS`.
     """
     try:
         try:

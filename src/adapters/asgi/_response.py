@@ -154,7 +154,8 @@ class ResponseSender:
         waiting = True
         try:
             async for chunk in chunks:
-                data = _as_bytes(chunk)
+                # PERF: the type check inline; a call per chunk costs ~10%.
+                data = chunk if type(chunk) is bytes else _as_bytes(chunk)
                 if not data:
                     continue
                 # The listener may have seen the disconnect while this chunk
@@ -189,8 +190,6 @@ class ResponseSender:
 
 def _as_bytes(chunk: object) -> bytes:
     # NOTE: the WSGI adapter checks chunks with the same words.
-    if type(chunk) is bytes:
-        return chunk
     if isinstance(chunk, (bytes, bytearray, memoryview)):
         return bytes(chunk)
     raise TypeError(

@@ -34,7 +34,7 @@ from sansio_http._formdata import (
 )
 from sansio_http._multidict import ImmutableMultiDict
 from sansio_http._multipart import MultipartDecoder
-from sansio_http._parsers.options import parse_options_header
+from sansio_http._parsers.options import Parameters, parse_options_header
 from sansio_http._urlencoded import parse_urlencoded
 
 __all__ = ["FormCollector", "FormDecoder", "FormEventDecoder"]
@@ -137,7 +137,10 @@ class FormEventDecoder:
             media type alone (such as ``Request.mimetype``).
         params: The media type parameters (such as
             ``Request.mimetype_params``); None to parse them from
-            ``content_type``.
+            ``content_type``. The parameters that ``Request`` and
+            :func:`~sansio_http.http.parse_options_header` return remember
+            the names given twice, so a multipart type that repeats one is
+            refused; a plain mapping cannot say so.
         content_length: The Content-Length, if the request has one. A body
             that announces more than ``limits.max_content_length`` is refused
             at once, before any of it is read.
@@ -147,7 +150,8 @@ class FormEventDecoder:
     Raises:
         UnsupportedMediaType: The media type is neither urlencoded nor
             multipart/form-data (415).
-        BadRequest: A multipart type without a usable boundary.
+        BadRequest: A multipart type without a usable boundary, or with a
+            repeated parameter.
         RequestEntityTooLarge: ``content_length`` is over the limit.
         ValueError: ``content_length`` is negative.
     """
@@ -184,6 +188,7 @@ class FormEventDecoder:
         if mimetype == URLENCODED:
             self._decoder = _UrlencodedDecoder(limits)
         elif mimetype == MULTIPART:
+            _check_multipart_params(params)
             boundary = params.get("boundary")
             if not boundary:
                 raise BadRequest("The multipart/form-data body has no boundary parameter.")
@@ -408,6 +413,20 @@ class FormDecoder:
             self._collector.discard()
             raise
         return self._collector.result()
+
+
+def _check_multipart_params(params: Mapping[str, str]) -> None:
+    """Refuse a multipart Content-Type whose boundary could be read two ways."""
+    # SECURITY: with a parameter given twice, we would read the first boundary and
+    # Werkzeug or multipart (a proxy, a firewall) the last: the parts each side sees would
+    # differ. RFC 6838 §4.3 makes the repeat an error; RFC 2046 §5.1.1 defines no
+    # "boundary*" form, which Werkzeug would still read.
+    repeated = params.repeated if isinstance(params, Parameters) else frozenset()
+    if repeated:
+        names = ", ".join(sorted(repeated))
+        raise BadRequest(f"The multipart/form-data Content-Type repeats a parameter: {names}.")
+    if "boundary*" in params:
+        raise BadRequest("The multipart/form-data boundary must be a plain parameter.")
 
 
 def _too_long(limit: int) -> RequestEntityTooLarge:

@@ -10,6 +10,7 @@ fed. Nothing here performs I/O: the adapter reads the body and hands over the ch
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
@@ -42,6 +43,16 @@ __all__ = ["FormCollector", "FormDecoder", "FormEventDecoder"]
 URLENCODED: Final = "application/x-www-form-urlencoded"
 MULTIPART: Final = "multipart/form-data"
 _DEFAULT_LIMITS: Final = FormLimits()
+
+
+# A urlencoded field: a non-empty piece between "&" separators (empty pieces are skipped).
+_FIELD: Final = re.compile(b"[^&]+")
+
+
+def _has_more_fields(data: bytes, room: int) -> bool:
+    """Tell whether urlencoded data holds more than ``room`` fields."""
+    # PERF: looks at no more than room + 1 fields, and keeps none of them.
+    return any(count > room for count, _ in enumerate(_FIELD.finditer(data), 1))
 
 
 class _UrlencodedDecoder:
@@ -93,15 +104,25 @@ class _UrlencodedDecoder:
             self._pending = []
 
     def _decode(self, data: bytes, events: list[FormEvent]) -> None:
+        separators = data.count(b"&")
         # The separators cost no memory once decoded: a body of a million "&" holds nothing.
-        self._memory += len(data) - data.count(b"&")
+        self._memory += len(data) - separators
         self._check_memory(self._memory)
+        limit = self._parts_limit
+        # SECURITY: every limit is checked before the data is decoded. Decoding builds a
+        # pair per field: a 2 MB chunk of "a&a&..." would cost 170 MiB of pairs before a
+        # count after decoding could refuse it. When the separators say the limit may be
+        # broken, the fields are counted first, up to one past the room left.
+        if (
+            limit is not None
+            and self._parts + separators + 1 > limit
+            and _has_more_fields(data, limit - self._parts)
+        ):
+            raise RequestEntityTooLarge(
+                f"The form breaks max_form_parts: it has more than {limit} fields."
+            )
         pairs = parse_urlencoded(data)
         self._parts += len(pairs)
-        if self._parts_limit is not None and self._parts > self._parts_limit:
-            raise RequestEntityTooLarge(
-                f"The form breaks max_form_parts: it has more than {self._parts_limit} fields."
-            )
         if self.pairs is None:
             events.extend([Field(name, value) for name, value in pairs])
         else:

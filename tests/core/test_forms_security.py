@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sansio_http._errors import BadRequest
+from sansio_http._formdata import safe_filename
 from sansio_http._forms import FormDecoder
 from sansio_http._parsers.options import parse_options_header
 from sansio_http._request import Request
@@ -62,3 +65,26 @@ def test_a_single_boundary_still_decodes() -> None:
     decoder = FormDecoder(f"multipart/form-data; boundary={BOUNDARY}; charset=utf-8")
     decoder.feed(body)
     assert decoder.close().form["a"] == "1"
+
+
+# -- safe_filename ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("filename", "safe"),
+    [("a\udcff.txt", "a.txt"), ("\ud800", "upload"), ("\udc80\udc81/x\ud83d.pdf", "x.pdf")],
+)
+def test_safe_filename_drops_lone_surrogates(filename: str, safe: str) -> None:
+    assert safe_filename(filename) == safe
+
+
+# st.text() never draws surrogates; mix them in.
+any_text = st.lists(st.one_of(st.characters(), st.integers(0xD800, 0xDFFF).map(chr))).map("".join)
+
+
+@given(filename=any_text)
+def test_safe_filename_never_raises(filename: str) -> None:
+    safe = safe_filename(filename)
+    assert len(safe.encode("utf-8")) <= 255
+    assert safe not in ("", ".", "..")
+    assert not any(char in safe for char in "/\\\x00")

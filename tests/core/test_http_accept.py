@@ -193,6 +193,13 @@ def test_charsets_compare_by_codec(header: str, offer: str, quality: float) -> N
         ("", "identity", 1.0),
         ("", "gzip", 0.0),
         (" ", "gzip", 0.0),
+        # Empty list elements (two empty field lines joined) or only invalid ones say no
+        # more than an empty value: identity only, never "anything".
+        (",", "gzip", 0.0),
+        (",", "identity", 1.0),
+        (" , ,\t", "br", 0.0),
+        ("gzip;q=2", "gzip", 0.0),
+        ("gzip;q=2", "identity", 1.0),
         (None, "gzip", 1.0),
     ],
 )

@@ -413,3 +413,10 @@ def test_a_value_that_is_not_text_is_a_type_error() -> None:
     headers.extend([(b"x", b"v")])
     assert headers.get("x") == "v"
     assert Headers([(b"accept", b"*/*")]).get("Accept") == "*/*"
+
+
+def test_pairs_that_are_neither_text_nor_bytes_are_a_type_error() -> None:
+    with pytest.raises(TypeError, match="str or bytes, not int"):
+        MutableHeaders().extend([("content-length", 5)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="str or bytes, not int"):
+        Headers([("content-length", 5)])  # type: ignore[arg-type]

@@ -139,3 +139,9 @@ def test_lone_surrogates_still_give_a_same_origin_location(path: str) -> None:
     assert location.startswith("/")
     assert not location.startswith("//")
     assert urlsplit(resolve_like_a_browser(location)).netloc == "origin.example"
+
+
+def test_a_path_without_its_leading_slash_still_gives_an_absolute_path() -> None:
+    # A relative reference whose first segment holds ":" would read as a scheme.
+    assert RequestRedirect("javascript:alert(1)/").location == "/javascript:alert(1)/"
+    assert RequestRedirect("/docs/").to_response(None).headers["location"] == "/docs/"

@@ -142,3 +142,22 @@ def test_known_limit_token_part_header_names_with_other_characters_are_a_400(nam
     with pytest.raises(BadRequest, match="header name") as info:
         decoder.feed(body)
     assert info.value.status == 400
+
+
+header_text = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1)
+
+
+@given(
+    encoding=st.one_of(st.sampled_from(["7bit", "8BIT", "Binary", "base64"]), header_text),
+    padding=st.sampled_from(["", " ", "\t"]),
+)
+def test_only_identity_transfer_encodings_pass(encoding: str, padding: str) -> None:
+    header = f"Content-Transfer-Encoding: {encoding}{padding}"
+    body = multipart(part('form-data; name="a"', b"x", header))
+    decoder = FormDecoder(f"multipart/form-data; boundary={BOUNDARY}")
+    if encoding.lower() in ("7bit", "8bit", "binary"):
+        decoder.feed(body)
+        assert decoder.close().form["a"] == "x"
+    else:
+        with pytest.raises(BadRequest, match="Content-Transfer-Encoding"):
+            decoder.feed(body)

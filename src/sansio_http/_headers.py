@@ -38,6 +38,13 @@ class HeaderValueError(ValueError):
     """A header name or value that cannot be sent was given to ``MutableHeaders``."""
 
 
+def _not_text(name: object, what: str = "name") -> TypeError:
+    return TypeError(
+        f"a header {what} given by itself must be str, not {type(name).__name__} "
+        "(raw bytes pairs go to the constructor or extend())"
+    )
+
+
 def _lookup_key(name: str) -> bytes | None:
     """Return the bytes a stored field name is compared with, or None if none can match."""
     try:
@@ -45,6 +52,8 @@ def _lookup_key(name: str) -> bytes | None:
         return name.encode("latin-1").lower()
     except UnicodeEncodeError:
         return None
+    except AttributeError:
+        raise _not_text(name) from None
 
 
 def _encode(text: str | bytes, what: str) -> bytes:
@@ -56,6 +65,12 @@ def _encode(text: str | bytes, what: str) -> bytes:
         return text.encode("latin-1")
     except UnicodeEncodeError as exc:
         raise HeaderValueError(f"header {what} {text!r} is not latin-1 text") from exc
+
+
+def _text(text: object, what: str = "name") -> str:
+    if isinstance(text, str):
+        return text
+    raise _not_text(text, what)
 
 
 def _checked_field(name: str | bytes, value: str | bytes) -> tuple[bytes, bytes]:
@@ -89,7 +104,11 @@ class Headers:
     headers of every request costs next to nothing. Pairs should be all bytes or all text.
 
     Names are compared case-insensitively and reported in lower case; values are read as
-    latin-1 text, so every byte maps to one character and nothing is lost.
+    latin-1 text, so every byte maps to one character and nothing is lost. Raw ``bytes``
+    pairs come in through the constructor (and :meth:`MutableHeaders.extend`) and go out
+    through :meth:`raw`; every method that takes one name, or one name and one value,
+    takes text, and raises ``TypeError`` for anything else, ``bytes`` included (``in``
+    is simply false).
 
     Args:
         raw: The header fields, in order; ``None`` for none.
@@ -183,12 +202,17 @@ class Headers:
 
         Returns:
             The value as latin-1 text, or ``default``.
+
+        Raises:
+            TypeError: ``name`` is not ``str``.
         """
         # PERF: this is the call every request makes several times, so it is kept flat.
         try:
             key = name.encode("latin-1").lower()
         except UnicodeEncodeError:
             return default
+        except AttributeError:
+            raise _not_text(name) from None
         first = self._first
         if first is not None:
             value = first.get(key)
@@ -347,7 +371,7 @@ class MutableHeaders(Headers):
 
         The new field takes the place of the first existing one, or goes last.
         """
-        key, data = _checked_field(name, value)
+        key, data = _checked_field(_text(name), _text(value, "value"))
         fields = self._fields
         for position, (field, _) in enumerate(fields):
             if field == key:
@@ -367,8 +391,9 @@ class MutableHeaders(Headers):
 
         Raises:
             HeaderValueError: The name or value cannot be sent.
+            TypeError: The name or value is not ``str``.
         """
-        self._fields.append(_checked_field(name, value))
+        self._fields.append(_checked_field(_text(name), _text(value, "value")))
         self._changed()
 
     def setdefault(self, name: str, default: str) -> str:

@@ -380,3 +380,43 @@ def test_raw_never_holds_a_bad_name_or_value(ops: list[tuple[str, str, str]]) ->
         assert b"\r" not in raw_value
         assert b"\n" not in raw_value
         assert b"\x00" not in raw_value
+
+
+# -- one name at a time is text --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [b"x", 1, None, bytearray(b"x"), ["x"]])
+def test_a_name_that_is_not_text_is_a_type_error(name: object) -> None:
+    # Raw bytes pairs go through the constructor and extend(); one name is text, whether
+    # it is looked up or added.
+    headers = MutableHeaders([(b"x", b"1")])
+    lookups = (headers.get, headers.getlist, headers.get_joined, headers.remove, headers.pop)
+    for lookup in lookups:
+        with pytest.raises(TypeError, match="must be str"):
+            lookup(name)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="must be str"):
+        headers[name]  # type: ignore[index]
+    with pytest.raises(TypeError, match="must be str"):
+        headers.add(name, "v")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="must be str"):
+        headers[name] = "v"  # type: ignore[index]
+    assert name not in headers
+    assert headers.raw() == [(b"x", b"1")]
+
+
+def test_a_value_that_is_not_text_is_a_type_error() -> None:
+    headers = MutableHeaders()
+    with pytest.raises(TypeError, match="value given by itself must be str, not bytes"):
+        headers.add("x", b"v")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="must be str"):
+        headers.setdefault("x", b"v")  # type: ignore[arg-type]
+    headers.extend([(b"x", b"v")])
+    assert headers.get("x") == "v"
+    assert Headers([(b"accept", b"*/*")]).get("Accept") == "*/*"
+
+
+def test_pairs_that_are_neither_text_nor_bytes_are_a_type_error() -> None:
+    with pytest.raises(TypeError, match="str or bytes, not int"):
+        MutableHeaders().extend([("content-length", 5)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="str or bytes, not int"):
+        Headers([("content-length", 5)])  # type: ignore[arg-type]

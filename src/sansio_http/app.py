@@ -795,8 +795,12 @@ class App(_Scaffold):
             if headers:
                 result.headers.update(headers)
             return result
-        if isinstance(result, (str, bytes)):
+        if isinstance(result, str):
             response = Response(result, status=status or 200)
+        elif isinstance(result, bytes):
+            # Every response needs a type (wsgiref.validate refuses one
+            # without); bytes say nothing more than octet-stream.
+            response = Response(result, status=status or 200, content_type=_OCTET_STREAM)
         elif isinstance(result, (dict, list)):
             response = JSONResponse(result, status=status or 200)
         else:
@@ -804,6 +808,9 @@ class App(_Scaffold):
         if headers:
             response.headers.update(headers)
         return response
+
+
+_OCTET_STREAM = "application/octet-stream"
 
 
 def _bad_return(view: Callable[..., Any] | None, what: str) -> str:

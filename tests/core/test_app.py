@@ -116,6 +116,22 @@ def test_return_values(
 
 
 @pytest.mark.parametrize("result", [None, 3, ("a", 200, {}, "extra")])
+@pytest.mark.parametrize(
+    ("result", "content_type"),
+    [
+        (b"raw", "application/octet-stream"),
+        ((b"raw", 200, {"Content-Type": "image/png"}), "image/png"),
+        ("text", "text/plain; charset=utf-8"),
+    ],
+)
+def test_every_returned_body_has_a_content_type(
+    dispatch: Dispatch, result: Any, content_type: str
+) -> None:
+    app = App()
+    app.add_route("/", lambda request: result, endpoint="index")
+    assert dispatch(app, make_request()).headers["content-type"] == content_type
+
+
 def test_other_return_values_are_a_500_naming_the_view(
     dispatch: Dispatch, result: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -115,7 +115,6 @@ def test_return_values(
     assert response.headers.get("x-a") == header
 
 
-@pytest.mark.parametrize("result", [None, 3, ("a", 200, {}, "extra")])
 @pytest.mark.parametrize(
     ("result", "content_type"),
     [
@@ -132,6 +131,7 @@ def test_every_returned_body_has_a_content_type(
     assert dispatch(app, make_request()).headers["content-type"] == content_type
 
 
+@pytest.mark.parametrize("result", [None, 3, ("a", 200, {}, "extra")])
 def test_other_return_values_are_a_500_naming_the_view(
     dispatch: Dispatch, result: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -108,6 +108,7 @@ def test_metadata_renders(dist: Path) -> None:
     assert output.count("PASSED") == 2, output
 
 
+SITE_PACKAGES = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
 IMPORT_EVERY_PUBLIC_MODULE = """
 import importlib, importlib.metadata, pathlib, sys
 site = pathlib.Path(sys.argv[1]).resolve()
@@ -121,19 +122,14 @@ print("version", importlib.metadata.version("sansio-http"))
 
 
 def test_wheel_installs_into_a_fresh_environment_and_imports(wheel: Path, tmp_path: Path) -> None:
-    environment = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=False).create(environment)
-    python = environment / "bin" / "python"
+    python = fresh_python(tmp_path)
     # This environment's pip installs into the new one: no ensurepip, and the
     # dependencies come from the package index like a user's would.
     run(
         [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", str(wheel)],
         INSTALL_TIMEOUT,
     )
-    site = run(
-        [str(python), "-I", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        30,
-    ).strip()
+    site = run([str(python), "-I", "-c", SITE_PACKAGES], 30).strip()
     # -I and a neutral working directory keep this checkout off sys.path.
     output = run(
         [str(python), "-I", "-c", IMPORT_EVERY_PUBLIC_MODULE, site, *PUBLIC_MODULES],
@@ -158,24 +154,50 @@ def makefile_variable(name: str) -> str:
     raise AssertionError(f"the Makefile sets no {name}")
 
 
-def test_editable_install_prints_no_setuptools_notice(tmp_path: Path) -> None:
-    # A copy of the project, so that this install leaves the checkout's link tree alone.
-    project = tmp_path / "project"
-    project.mkdir()
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A copy of the files a build reads, so that installs leave the checkout alone."""
+    copy = tmp_path / "project"
+    copy.mkdir()
     for name in ("pyproject.toml", "README.md", "LICENSE"):
-        (project / name).write_bytes((ROOT / name).read_bytes())
+        (copy / name).write_bytes((ROOT / name).read_bytes())
     for folder in PACKAGES.values():
         for path in folder.rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts:
-                target = project / path.relative_to(ROOT)
+                target = copy / path.relative_to(ROOT)
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(path.read_bytes())
+    return copy
+
+
+def fresh_python(tmp_path: Path) -> Path:
     environment = tmp_path / "venv"
     venv.EnvBuilder(with_pip=False).create(environment)
+    return environment / "bin" / "python"
+
+
+def test_install_from_a_clone_imports_the_adapters(project: Path, tmp_path: Path) -> None:
+    # The README's `pip install path/to/sansio-http`, into another project's environment.
+    python = fresh_python(tmp_path)
+    run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", str(project)],
+        INSTALL_TIMEOUT,
+    )
+    site = run([str(python), "-I", "-c", SITE_PACKAGES], 30).strip()
+    output = run(
+        [str(python), "-I", "-c", IMPORT_EVERY_PUBLIC_MODULE, site, *PUBLIC_MODULES],
+        60,
+        cwd=tmp_path,
+    )
+    assert output.count(" ok\n") == len(PUBLIC_MODULES)
+
+
+def test_editable_install_prints_no_setuptools_notice(project: Path, tmp_path: Path) -> None:
+    python = fresh_python(tmp_path)
     # The Makefile's installs run as `$(QUIET_EDITABLE) pip install ... $(PIP_EDITABLE)`.
     name, _, value = makefile_variable("QUIET_EDITABLE").partition("=")
     settings = makefile_variable("PIP_EDITABLE").split()
-    command = [sys.executable, "-m", "pip", "--python", str(environment / "bin" / "python")]
+    command = [sys.executable, "-m", "pip", "--python", str(python)]
     command += ["install", "--quiet", "--no-deps", "-e", str(project), *settings]
     result = subprocess.run(
         command,

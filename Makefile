@@ -11,7 +11,7 @@ PIP_EDITABLE := --config-settings editable_mode=strict
 # setuptools announces every strict editable install with a 12-line notice (a warning of
 # its InformationOnly category saying where the link tree lives: build/, which `make clean`
 # removes with .venv). This filter silences that notice alone; other warnings still show.
-QUIET_EDITABLE := PYTHONWARNINGS="ignore:Editable installation"
+EDITABLE_NOTICE := ignore:Editable installation
 
 .PHONY: serve test lint typecheck pytest docs dist bench bench-e2e install install-dev relink clean
 
@@ -20,15 +20,15 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # The stamps depend on pyproject.toml so that a changed dependency list reinstalls.
+$(VENV)/.installed $(VENV)/.installed-dev: export PYTHONWARNINGS = $(EDITABLE_NOTICE)
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e . $(PIP_EDITABLE)
+	$(BIN)/python -m pip install --quiet -e . $(PIP_EDITABLE)
 	touch $@
 
 # Tests, docs and benchmarks share one environment: benchmarks also run as
 # plain tests (with --benchmark-disable) so their assertions are checked.
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(QUIET_EDITABLE) $(BIN)/python -m pip install --quiet -e '.[test,docs,server,bench]' \
-		$(PIP_EDITABLE)
+	$(BIN)/python -m pip install --quiet -e '.[test,docs,server,bench]' $(PIP_EDITABLE)
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed

@@ -200,14 +200,17 @@ def test_install_from_a_clone_imports_the_adapters(project: Path, tmp_path: Path
 
 def test_editable_install_prints_no_setuptools_notice(project: Path, tmp_path: Path) -> None:
     python = fresh_python(tmp_path)
-    # The Makefile's installs run as `$(QUIET_EDITABLE) pip install ... $(PIP_EDITABLE)`.
-    name, _, value = makefile_variable("QUIET_EDITABLE").partition("=")
+    # The Makefile's installs run `pip install ... $(PIP_EDITABLE)` with PYTHONWARNINGS
+    # exported as $(EDITABLE_NOTICE).
+    makefile = (ROOT / "Makefile").read_text()
+    stamps = "$(VENV)/.installed $(VENV)/.installed-dev"
+    assert f"{stamps}: export PYTHONWARNINGS = $(EDITABLE_NOTICE)" in makefile
     settings = makefile_variable("PIP_EDITABLE").split()
     command = [sys.executable, "-m", "pip", "--python", str(python)]
     command += ["install", "--quiet", "--no-deps", "-e", str(project), *settings]
     result = subprocess.run(
         command,
-        env={**clean_environ(), name: value.strip('"')},
+        env={**clean_environ(), "PYTHONWARNINGS": makefile_variable("EDITABLE_NOTICE")},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

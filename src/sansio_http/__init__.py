@@ -63,6 +63,7 @@ from sansio_http._formdata import safe_filename as safe_filename
 from sansio_http._forms import FormCollector as FormCollector
 from sansio_http._forms import FormDecoder as FormDecoder
 from sansio_http._forms import FormEventDecoder as FormEventDecoder
+from sansio_http._headers import DeferredHeaders as DeferredHeaders
 from sansio_http._headers import Headers as Headers
 from sansio_http._headers import HeaderValueError as HeaderValueError
 from sansio_http._headers import MutableHeaders as MutableHeaders
@@ -96,6 +97,7 @@ __all__ = [
     "BodyRequest",
     "ClientDisconnected",
     "Conflict",
+    "DeferredHeaders",
     "EndOfForm",
     "ExpectationFailed",
     "Field",

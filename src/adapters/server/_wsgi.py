@@ -89,13 +89,12 @@ def build_environ(exchange: Exchange, stream: InputStream, config: Config) -> di
     """Return the PEP 3333 environ of a request."""
     request = exchange.request
     target = request.target
-    path, _, query = target.partition(b"?")
     server = exchange.server or (config.host, config.port)
     environ: dict[str, Any] = {
         "REQUEST_METHOD": request.method.decode("ascii"),
         "SCRIPT_NAME": "",
-        "PATH_INFO": unquote_to_bytes(path).decode("latin-1"),
-        "QUERY_STRING": query.decode("latin-1"),
+        "PATH_INFO": unquote_to_bytes(exchange.path).decode("latin-1"),
+        "QUERY_STRING": exchange.query.decode("latin-1"),
         "RAW_URI": target.decode("latin-1"),
         "REQUEST_URI": target.decode("latin-1"),
         "SERVER_NAME": str(server[0]),
@@ -115,7 +114,13 @@ def build_environ(exchange: Exchange, stream: InputStream, config: Config) -> di
     if exchange.client is not None:
         environ["REMOTE_ADDR"] = exchange.client[0]
         environ["REMOTE_PORT"] = str(exchange.client[1])
-    for raw_name, raw_value in request.headers:
+    for raw_name, raw_value in exchange.headers:
+        if b"_" in raw_name:
+            # SECURITY: CGI names turn "-" into "_", so "X-Forwarded_For"
+            # would land on (or merge into) HTTP_X_FORWARDED_FOR, and
+            # "Transfer_Encoding" on HTTP_TRANSFER_ENCODING. Such fields are
+            # dropped, as gunicorn and nginx drop them.
+            continue
         name = raw_name.decode("latin-1")
         value = raw_value.decode("latin-1")
         if name == "content-type":

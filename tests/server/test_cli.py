@@ -164,14 +164,25 @@ def test_one_banner_line_names_the_app_interface_address_and_mode(
     assert stdout == ""
 
 
-def test_an_app_object_is_named_as_written(app_dir: Path) -> None:
-    (app_dir / "named.py").write_text(
-        "from sansio_http.wsgi import wsgi_app\n"
-        "from sansio_http import Response\n"
-        "application = wsgi_app(lambda request: Response('hi'))\n"
-    )
+@pytest.mark.parametrize(
+    ("source", "spec", "interface"),
+    [
+        (
+            "from sansio_http.wsgi import wsgi_app\n"
+            "from sansio_http import Response\n"
+            "application = wsgi_app(lambda request: Response('hi'))\n",
+            "named:application",
+            "WSGI",
+        ),
+        ("from sansio_http import App\napp = App('named')\n", "named", "ASGI"),
+    ],
+)
+def test_an_app_object_is_named_as_written(
+    app_dir: Path, source: str, spec: str, interface: str
+) -> None:
+    (app_dir / "named.py").write_text(source)
     process = subprocess.Popen(
-        [sys.executable, "-m", "sansio_http.server", "named:application", "--port", "0"],
+        [sys.executable, "-m", "sansio_http.server", spec, "--port", "0"],
         cwd=app_dir,
         stderr=subprocess.PIPE,
         text=True,
@@ -181,7 +192,8 @@ def test_an_app_object_is_named_as_written(app_dir: Path) -> None:
     finally:
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=15)
-    assert "Serving named:application (WSGI) on http://127.0.0.1:" in line
+    name = spec if ":" in spec else spec + ":app"
+    assert f"Serving {name} ({interface}) on http://127.0.0.1:" in line
     assert "<locals>" not in line
 
 
@@ -229,8 +241,9 @@ def test_a_port_in_use_is_one_line(app_dir: Path) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         line = one_error_line(run_cli(app_dir, "cliapp:app", "--port", str(port)))
-    assert line.endswith(
-        f"cannot listen on 127.0.0.1:{port}: the port is in use; pick another with --port"
+    assert line == (
+        f"python -m sansio_http.server: error: cannot listen on 127.0.0.1:{port}: "
+        "the port is in use; pick another with --port"
     )
 
 

@@ -319,3 +319,29 @@ def test_the_applications_own_date_is_kept(serve: Serve) -> None:
     with serve(app) as running:
         answer = exchange(running, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
     assert dates(answer) == [fixed.encode()]
+
+
+def test_endless_empty_lines_after_a_body_are_400(serve: Serve) -> None:
+    with serve(echo_wsgi, max_header_size=1024) as running:
+        answer = exchange(
+            running,
+            b"POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi"
+            + b"\r\n" * 600
+            + b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+        )
+    assert [status_of(b"HTTP/1.1" + part) for part in answer.split(b"HTTP/1.1")[1:]] == [200, 400]
+
+
+def test_an_empty_line_then_the_end_of_the_stream_closes_quietly(serve: Serve) -> None:
+    with serve(echo_wsgi) as running:
+        answer = exchange(
+            running, b"POST /p HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nhi\r\n"
+        )
+    assert answer.count(b"HTTP/1.1 ") == 1
+    assert status_of(answer) == 200
+
+
+def test_a_target_past_the_limit_is_414(serve: Serve) -> None:
+    with serve(echo_wsgi, max_target_size=100) as running:
+        answer = exchange(running, b"GET /" + b"a" * 200 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert status_of(answer) == 414

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from sansio_http.app import App
 from sansio_http.server._config import Config
 from sansio_http.server._log import setup_logging
 from sansio_http.server._reload import RELOADED, run_with_reloader
@@ -59,7 +60,8 @@ def load_app(spec: str) -> Any:
             obj = getattr(obj, name)
         except AttributeError:
             raise AppNotFound(f"{module_name}:{attr}: {name!r} not found") from None
-    if not callable(obj):
+    # An App is not callable itself; the server wraps it for its interface.
+    if not callable(obj) and not isinstance(obj, App):
         kind = type(obj).__name__
         raise AppNotFound(
             f"{module_name}:{attr} is not an application: {kind} objects are not callable"

@@ -9,6 +9,7 @@ import errno
 import inspect
 import ipaddress
 import logging
+import os
 import signal
 from collections.abc import Callable
 from typing import Any, cast
@@ -39,9 +40,8 @@ def _listen_problem(config: Config, exc: OSError) -> str:
     address = f"{config.host}:{config.port}"
     if exc.errno == errno.EADDRINUSE:
         return f"cannot listen on {address}: the port is in use; pick another with --port"
-    if exc.errno == errno.EACCES:
-        return f"cannot listen on {address}: permission denied; use a port above 1023"
-    reason = exc.strerror or str(exc)
+    # asyncio's message repeats the address; the system's own is shorter.
+    reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else str(exc)
     return f"cannot listen on {address}: {reason}"
 
 
@@ -175,7 +175,9 @@ class Server:
                 start_serving=False,
             )
         except OSError as exc:
-            raise ListenError(exc.errno, _listen_problem(config, exc)) from exc
+            error = ListenError(_listen_problem(config, exc))
+            error.errno = exc.errno
+            raise error from exc
         sock = self._server.sockets[0].getsockname()
         self.port = int(sock[1])
         if self.asgi is not None:

@@ -48,8 +48,42 @@ def test_a_body_slower_than_the_minimum_rate_is_408(serve: Serve, app: Any) -> N
     assert b"connection: close" in answers[sock].lower()
 
 
+def test_slow_small_uploads_hold_no_wsgi_thread(serve: Serve) -> None:
+    options = {"threads": 1, "body_timeout": 10.0, "min_body_rate": 0}
+    with serve(echo_wsgi, **options) as running:
+        slow = [running.connect() for _ in range(3)]
+        stop = threading.Event()
+
+        def drip() -> None:
+            while not stop.is_set():
+                for sock in slow:
+                    sock.sendall(b"x")
+                stop.wait(0.1)
+
+        for sock in slow:
+            sock.sendall(b"POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n")
+        dripping = threading.Thread(target=drip)
+        dripping.start()
+        try:
+            # One thread, three slow bodies of 5 s each: without the prefetch
+            # the request below would wait for all three.
+            with running.connect(timeout=10) as sock:
+                sock.sendall(b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
+                [(response, body)] = read_responses(sock, 1)
+            unanswered = not select.select(slow, [], [], 0)[0]
+        finally:
+            stop.set()
+            dripping.join(5)
+            for sock in slow:
+                sock.close()
+    assert response.status_code == 200
+    assert body.startswith(b"GET /next ")
+    assert unanswered
+
+
 def test_slow_uploads_cannot_hold_every_wsgi_thread(serve: Serve) -> None:
-    options = {"threads": 2, "body_timeout": 1.0, "min_body_rate": 50}
+    # Bodies larger than the prefetch take a thread; the rate bounds how long.
+    options = {"threads": 2, "body_timeout": 1.0, "min_body_rate": 50, "max_prefetch_size": 0}
     with serve(echo_wsgi, **options) as running:
         slow = [running.connect() for _ in range(2)]
         try:
@@ -94,8 +128,10 @@ def test_time_the_application_spends_between_reads_is_not_the_clients(serve: Ser
         start_response("200 OK", [("Content-Length", "10")])
         return [head + rest]
 
-    # An allowance of 0.5 s that no amount of data extends noticeably.
-    with serve(app, body_timeout=0.5, min_body_rate=10**9) as running:
+    # An allowance of 0.5 s that no amount of data extends noticeably; the
+    # body is read as the application asks (no prefetch).
+    options = {"body_timeout": 0.5, "min_body_rate": 10**9, "max_prefetch_size": 0}
+    with serve(app, **options) as running:
         with running.connect() as sock:
             sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nfirst")
             assert first_read.wait(5)
@@ -219,3 +255,17 @@ def test_the_date_is_formatted_once_per_second() -> None:
     second = date()
     assert first == b"Sun, 06 Nov 1994 08:49:37 GMT"
     assert second == formatdate(784111778, usegmt=True).encode()
+
+
+def test_no_body_is_prefetched_from_a_client_that_waits_for_100(serve: Serve) -> None:
+    def refuse(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        start_response("413 Content Too Large", [("Content-Length", "0")])
+        return []
+
+    with serve(refuse) as running, running.connect() as sock:
+        sock.sendall(
+            b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\nExpect: 100-continue\r\n\r\n"
+        )
+        answer = sock.recv(1024)
+    # The application refused before the body; no "100 Continue" asked for it.
+    assert answer.startswith(b"HTTP/1.1 413 ")

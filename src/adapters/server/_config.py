@@ -65,6 +65,10 @@ class Config:
     # threads for long.
     body_timeout: float = 20.0
     min_body_rate: float = 500.0
+    # nginx buffers whole bodies before it calls an upstream, which is what
+    # keeps slow clients off gunicorn's workers; 64 KiB covers most form
+    # posts and JSON bodies while bounding the memory per connection.
+    max_prefetch_size: int = 64 * 1024
     # Nginx's keepalive_timeout is 75 s, uvicorn's 5 s.
     keepalive_timeout: float = 5.0
     shutdown_timeout: float = 10.0

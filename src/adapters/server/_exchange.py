@@ -87,6 +87,11 @@ class Exchange:
         self._received = 0
         self._waited = 0.0
 
+    @property
+    def expects_continue(self) -> bool:
+        """Whether the client waits for ``100 Continue`` before its body."""
+        return bool(self._h11.they_are_waiting_for_100_continue) and not self.started
+
     async def receive(self) -> bytes | None:
         """Return the next piece of the request body, or None at its end.
 
@@ -98,7 +103,7 @@ class Exchange:
         """
         if self.body_complete:
             return None
-        if self._h11.they_are_waiting_for_100_continue and not self.started:
+        if self.expects_continue:
             # RFC 9110 §15.2.1; the reason phrase as in every final response.
             interim = h11.InformationalResponse(status_code=100, headers=[], reason=b"Continue")
             await self._send(interim)

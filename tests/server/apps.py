@@ -78,6 +78,7 @@ def facts_wsgi(environ: Environ, start_response: StartResponse) -> Iterable[byte
         "path": environ["PATH_INFO"],
         "query": environ["QUERY_STRING"],
         "host": environ.get("HTTP_HOST"),
+        "scheme": environ["wsgi.url_scheme"],
         "http": {k: v for k, v in environ.items() if k.startswith("HTTP_")},
     }
     body = json.dumps(facts).encode()

@@ -96,7 +96,7 @@ def test_absolute_form_takes_path_query_and_host_from_the_target(serve: Serve, f
         "query": "a=1",
         "host": "example.com:8080",
         **(
-            {"http": {"HTTP_HOST": "example.com:8080"}}
+            {"http": {"HTTP_HOST": "example.com:8080"}, "scheme": "http"}
             if facts is facts_wsgi
             else {"names": ["host"]}
         ),
@@ -345,3 +345,20 @@ def test_a_target_past_the_limit_is_414(serve: Serve) -> None:
     with serve(echo_wsgi, max_target_size=100) as running:
         answer = exchange(running, b"GET /" + b"a" * 200 + b" HTTP/1.1\r\nHost: x\r\n\r\n")
     assert status_of(answer) == 414
+
+
+def test_the_503_past_max_connections_has_a_date(serve: Serve) -> None:
+    with serve(echo_wsgi, max_connections=1) as running, running.connect() as held:
+        held.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        read_responses(held, 1)  # the first connection is now being served
+        with running.connect() as sock:
+            answer = recv_all(sock)
+    assert status_of(answer) == 503
+    [value] = dates(answer)
+    assert value.endswith(b" GMT")
+
+
+def test_absolute_form_keeps_the_connections_scheme(serve: Serve) -> None:
+    with serve(facts_wsgi) as running:
+        answer = exchange(running, b"GET https://example.com/ HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert body_of(answer)["scheme"] == "http"

@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 from sansio_http.app import App
 from sansio_http.server._config import Config
 from sansio_http.server._log import setup_logging
-from sansio_http.server._reload import RELOADED, run_with_reloader
+from sansio_http.server._reload import run_with_reloader
 from sansio_http.server._serve import ListenError, run
 
 PROG = "python -m sansio_http.server"
@@ -188,9 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         min_body_rate=args.min_body_rate,
         access_log=not args.no_access_log,
     )
-    reloaded = os.environ.get(RELOADED) == "1"
     try:
-        run(app, config, name=f"{module_name}:{attr or 'app'}", reload=reloaded)
+        run(app, config, name=f"{module_name}:{attr or 'app'}")
     except (ListenError, ValueError) as exc:
         return _fail(str(exc))
     return 0

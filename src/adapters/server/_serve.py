@@ -24,6 +24,7 @@ from sansio_http.server._connection import HTTPConnection
 from sansio_http.server._date import http_date
 from sansio_http.server._exchange import Exchange
 from sansio_http.server._log import setup_logging
+from sansio_http.server._reload import RELOADED
 from sansio_http.server._target import Target
 from sansio_http.server._websocket import AVAILABLE as websocket_available
 from sansio_http.server._websocket import WebSocketSession
@@ -230,7 +231,6 @@ def run(
     config: Config | None = None,
     *,
     name: str | None = None,
-    reload: bool = False,
     **options: Any,
 ) -> None:
     """Serve ``app`` until interrupted.
@@ -243,7 +243,6 @@ def run(
         config: The settings; keyword ``options`` override its fields.
         name: How the banner names the application, such as
             ``"mypackage.web:app"``; by default its module and name.
-        reload: Say in the banner that a reloader restarts this process.
         **options: Fields of :class:`Config`, such as ``host`` and ``port``.
 
     Raises:
@@ -255,8 +254,11 @@ def run(
     label = name or app_name(app)
     setup_logging()
 
+    # The --reload watcher marks the server processes it starts.
+    reloading = os.environ.get(RELOADED) == "1"
+
     def ready(server: Server) -> None:
-        log.info("%s", banner(label, server, reload=reload))
+        log.info("%s", banner(label, server, reload=reloading))
 
     asyncio.run(server.serve(ready))
 

@@ -251,7 +251,7 @@ def test_a_port_in_use_is_one_line(app_dir: Path) -> None:
     ("args", "message"),
     [
         (("cliapp:app", "--bogus"), "unrecognized arguments: --bogus"),
-        (("cliapp:app", "--port", "http"), "argument --port: invalid _port value: 'http'"),
+        (("cliapp:app", "--port", "http"), "argument --port: expected a number, not 'http'"),
         (("cliapp:app", "--port", "70000"), "a port is between 0 and 65535, not 70000"),
         (("cliapp:app", "--workers-threads", "0"), "expected a positive number, not 0"),
         ((), "the following arguments are required: app"),

@@ -75,24 +75,31 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see --help)\n")
 
 
+def _number(text: str, kind: type[float] | type[int]) -> float:
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+
+
 def _count(text: str) -> int:
-    value = int(text)
+    value = int(_number(text, int))
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a positive number, not {text}")
     return value
 
 
 def _port(text: str) -> int:
-    value = int(text)
+    value = int(_number(text, int))
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"a port is between 0 and 65535, not {text}")
     return value
 
 
-def _seconds(text: str) -> float:
-    value = float(text)
+def _non_negative(text: str) -> float:
+    value = _number(text, float)
     if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text}")
+        raise argparse.ArgumentTypeError(f"expected a number of 0 or more, not {text}")
     return value
 
 
@@ -124,27 +131,31 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workers-threads",
         type=_count,
+        metavar="N",
         default=defaults.threads,
         help="WSGI thread pool size (default %(default)s)",
     )
     p.add_argument(
         "--backlog",
         type=_count,
+        metavar="N",
         default=defaults.backlog,
         help="connections queued before they are accepted (default %(default)s)",
     )
     p.add_argument(
         "--body-timeout",
-        type=_seconds,
+        type=_non_negative,
+        metavar="SECONDS",
         default=defaults.body_timeout,
         help="seconds to wait for each piece of a request body (default %(default)s)",
     )
     p.add_argument(
         "--min-body-rate",
-        type=_seconds,
+        type=_non_negative,
         default=defaults.min_body_rate,
-        help="bytes per second a request body must average after --body-timeout; "
-        "0 turns the check off (default %(default)s)",
+        metavar="BYTES",
+        help="each BYTES of request body received allow one more second of waiting "
+        "beyond --body-timeout; 0 turns the check off (default %(default)s)",
     )
     p.add_argument(
         "--no-access-log", action="store_true", help="do not log each request (default: log)"

@@ -8,13 +8,23 @@ fixture writes each middleware as ``def`` hooks and as ``async def`` hooks.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import threading
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Generator, Iterator
 from typing import Any
 
 import pytest
 
-from sansio_http import App, Middleware, Request, Response, file_response, transform_body
+from sansio_http import (
+    App,
+    Middleware,
+    Request,
+    Response,
+    SessionMiddleware,
+    file_response,
+    g,
+    transform_body,
+)
 from sansio_http.testing import Client
 
 
@@ -387,3 +397,40 @@ def test_an_empty_stack_adds_no_hook_calls(interface: str) -> None:
 
     assert app.middleware == []
     assert client(app, interface).get("/").text == "plain"
+
+
+marker: contextvars.ContextVar[str] = contextvars.ContextVar("marker", default="unset")
+
+
+def test_context_set_by_an_async_hook_reaches_an_async_view_under_asgi() -> None:
+    class SetAsync(Middleware):
+        async def process_request(self, request: Request) -> None:
+            marker.set("async hook")
+
+    class SetInThread(Middleware):
+        def process_request(self, request: Request) -> None:
+            marker.set("thread hook")  # runs on a copy of the context
+
+    app = App()
+    app.add_middleware(SetAsync())
+    app.add_middleware(SetInThread())
+
+    @app.get("/")
+    async def index(request: Request) -> str:
+        return marker.get()
+
+    assert Client(app, interface="asgi").get("/").text == "async hook"
+
+
+def test_the_session_is_also_g_session(interface: str) -> None:
+    app = App()
+    app.add_middleware(SessionMiddleware("k" * 32))
+
+    @app.get("/")
+    def index(request: Request) -> str:
+        g.session["seen"] = True
+        return str(request.state.session is g.session)
+
+    response = client(app, interface).get("/")
+    assert response.text == "True"
+    assert response.headers["set-cookie"].startswith("session=")

@@ -40,6 +40,10 @@ _VARY_ORIGIN: Final = (b"vary", b"Origin")
 
 OriginMatcher = Callable[[str], bool]
 
+# The allowed preflights whose answers are kept: a page makes a few kinds of
+# requests, from one origin or a few; 256 covers many pages and stays small.
+_MAX_ANSWERED: Final = 256
+
 
 def is_origin(value: str) -> bool:
     """Tell whether a string is a serialised origin, as browsers send it.
@@ -125,10 +129,13 @@ class CORSMiddleware(Middleware):
         self.allow_all = allow_origins == "*"
         self._origins: frozenset[str] = frozenset()
         self._matcher: OriginMatcher | None = None
+        self._cacheable = True
+        self._answered: dict[tuple[str, str, str | None], list[tuple[bytes, bytes]]] = {}
         if isinstance(allow_origins, re.Pattern):
             self._matcher = allow_origins.fullmatch  # type: ignore[assignment]
         elif callable(allow_origins):
             self._matcher = allow_origins
+            self._cacheable = False
         elif not self.allow_all:
             origins = (allow_origins,) if isinstance(allow_origins, str) else allow_origins
             for origin in origins:
@@ -207,6 +214,11 @@ class CORSMiddleware(Middleware):
         # Fetch standard §4.8: a browser sends the requested fields as one
         # comma-separated Access-Control-Request-Headers field.
         requested = headers.get("access-control-request-headers")
+        fields = self._answered.get((origin, method, requested))
+        if fields is not None:
+            response = Response(b"", status=204)
+            add_checked_fields(response, fields)
+            return response
         return self._preflight(origin, method, requested)
 
     def _preflight(self, origin: str, method: str, requested: str | None) -> Response:
@@ -241,6 +253,11 @@ class CORSMiddleware(Middleware):
         if names:
             value = ", ".join(names) if self.any_header else self._headers_value
             fields.append((b"access-control-allow-headers", value.encode("ascii")))
+        # PERF: a browser repeats the same few preflights; their fields are
+        # kept, at most _MAX_ANSWERED of them, unless a callable decides
+        # (its answer may change over time).
+        if self._cacheable and len(self._answered) < _MAX_ANSWERED:
+            self._answered[origin, method, requested] = fields.copy()
         add_checked_fields(response, fields)
         return response
 

@@ -258,3 +258,31 @@ def test_a_wildcard_preflight_answers_star_without_vary() -> None:
     refused = preflight(CORSMiddleware("*"), "https://any.example", "PURGE")
     assert refused.status == 403
     assert "vary" not in refused.headers
+
+
+def test_a_repeated_preflight_gets_the_same_answer_in_a_fresh_response() -> None:
+    cors = CORSMiddleware(
+        [SITE], allow_methods=["PUT"], allow_headers=["x-a"], allow_credentials=True
+    )
+    first = preflight(cors, SITE, "PUT", "x-a")
+    second = preflight(cors, SITE, "PUT", "x-a")
+    assert second is not first
+    assert second.raw_headers() == first.raw_headers()
+    second.headers["x-changed"] = "1"
+    assert "x-changed" not in preflight(cors, SITE, "PUT", "x-a").headers
+
+
+def test_a_callable_is_asked_at_every_preflight() -> None:
+    allowed = {SITE}
+    cors = CORSMiddleware(lambda origin: origin in allowed)
+    assert preflight(cors, SITE, "GET").status == 204
+    allowed.clear()
+    assert preflight(cors, SITE, "GET").status == 403
+
+
+def test_kept_preflight_answers_are_bounded() -> None:
+    cors = CORSMiddleware([SITE], allow_headers="*")
+    for index in range(300):
+        assert preflight(cors, SITE, "GET", f"x-{index}").status == 204
+    assert preflight(cors, SITE, "GET", "x-299").headers["access-control-allow-headers"] == "x-299"
+    assert len(cors._answered) == 256

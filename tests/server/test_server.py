@@ -232,6 +232,28 @@ def test_debug_mode_shows_the_traceback(serve: Serve, app: Any) -> None:
     assert b"boom" in crashed.content
 
 
+@pytest.mark.parametrize("host", ["localhost:8000", "127.0.0.1", "[::1]:80", "app.localhost"])
+def test_debug_mode_shows_the_traceback_to_loopback_hosts(
+    serve: Serve, app: Any, host: str
+) -> None:
+    with serve(app, debug=True) as running:
+        crashed = httpx.get(f"http://127.0.0.1:{running.port}/crash", headers={"host": host})
+    assert crashed.status_code == 500
+    assert b"boom" in crashed.content
+
+
+@pytest.mark.parametrize("host", ["attacker.example", "attacker.example:8000", "10.0.0.1"])
+def test_debug_mode_hides_the_traceback_from_other_hosts(
+    serve: Serve, app: Any, host: str
+) -> None:
+    # DNS rebinding: a page of another site reaches 127.0.0.1 with its own Host.
+    with serve(app, debug=True) as running:
+        crashed = httpx.get(f"http://127.0.0.1:{running.port}/crash", headers={"host": host})
+    assert crashed.status_code == 500
+    assert b"boom" not in crashed.content
+    assert b"Traceback" not in crashed.content
+
+
 def test_debug_mode_is_refused_off_loopback() -> None:
     with pytest.raises(ValueError, match="loopback"):
         Server(echo_wsgi, Config(host="0.0.0.0", debug=True))

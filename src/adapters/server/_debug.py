@@ -1,14 +1,18 @@
 """Error pages of the development server, with an optional traceback page.
 
 The traceback goes to the log always and to the client only in debug mode,
-which the server refuses unless it listens on a loopback address.
+which the server refuses unless it listens on a loopback address, and only
+for a request whose Host names this machine: a page of another site that a
+DNS-rebinding attack points at 127.0.0.1 still sends its own Host.
 """
 
 from __future__ import annotations
 
 import logging
 
-from sansio_http._debug import traceback_page
+from collections.abc import Iterable
+
+from sansio_http._debug import is_loopback_host, traceback_page
 from sansio_http.server._exchange import BodyError, BodyTimeout
 
 log = logging.getLogger("sansio_http.server")
@@ -42,6 +46,25 @@ def error_response(exc: BaseException, debug: bool) -> tuple[int, list[tuple[byt
         (b"content-length", str(len(page)).encode()),
     ]
     return 500, headers, page
+
+
+def shows_traceback(debug: bool, headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Return whether a crash of this request may show the traceback page.
+
+    Args:
+        debug: The server's debug setting.
+        headers: The request's header fields (lower-case names), whose Host
+            the server has already checked against the RFC 9110 grammar.
+
+    Returns:
+        True in debug mode for a loopback Host (``localhost``, 127/8, ``::1``).
+    """
+    if not debug:
+        return False
+    for name, value in headers:
+        if name == b"host":
+            return is_loopback_host(value.decode("latin-1").lower())
+    return False
 
 
 def _plain(body: bytes) -> list[tuple[bytes, bytes]]:

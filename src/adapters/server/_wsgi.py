@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from sansio_http.server._config import Config
-from sansio_http.server._debug import error_response
+from sansio_http.server._debug import error_response, shows_traceback
 from sansio_http.server._exchange import BodyError, Exchange
 
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
@@ -264,7 +264,7 @@ class WSGIRunner:
                 # Too late for a 500: close so the client sees a cut response.
                 exchange.close_after = True
                 return
-            status, headers, body = error_response(exc, self.config.debug)
+            status, headers, body = error_response(exc, shows_traceback(self.config.debug, exchange.headers))
             if isinstance(exc, OSError) and isinstance(exc.__cause__, BodyError):
                 exchange.close_after = True
             call(exchange.start(status, headers))

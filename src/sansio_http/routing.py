@@ -1,12 +1,15 @@
 """URL routing: rules with typed placeholders, matched by a segment tree.
 
 A :class:`Router` holds :class:`Rule` objects such as
-``/users/<int:id>/files/<path:rest>``. Rules are compiled once into a tree of
-path segments: a static segment is one dictionary lookup, a placeholder is
-one converter match, so matching costs the depth of the path and not the
-number of rules. Matching answers 404, 405 (with the allowed methods) or a
-308 redirect to the same path with a trailing slash, as HTTP errors; building
-URLs (``url_for``) runs the converters the other way.
+``/users/<int:id>/files/<path:rest>``. Rules are kept in a tree of path
+segments, which the first match after a change compiles into one function
+per node: a static segment is one dictionary lookup, a placeholder is one
+converter match, so matching costs the depth of the path and not the number
+of rules; a path made of static segments only is one lookup in all. Matching
+answers 404, 405 (with the allowed methods), 204 to an OPTIONS request no
+rule takes (with the allowed methods) or a 308 redirect to the same path with
+a trailing slash, as HTTP errors; building URLs (``url_for``) runs the
+converters the other way.
 
 Everything here is pure: paths are the already percent-decoded text that
 ``Request.path`` holds.
@@ -17,14 +20,18 @@ from __future__ import annotations
 import math
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote, urlencode
 
 from sansio_http._errors import HTTPError, MethodNotAllowed, NotFound
 
+if TYPE_CHECKING:
+    from sansio_http._response import Response
+
 __all__ = [
+    "AllowedMethods",
     "AnyConverter",
     "Converter",
     "FloatConverter",
@@ -283,6 +290,250 @@ class _Node:
 
 Match = tuple[Rule, dict[str, Any]]
 
+#: A compiled node: ``(segments, index, count, method, websocket, allowed)`` in,
+#: the first rule that takes the request (and its values) out, or None. The
+#: methods of rules that match the path but not the method are appended to
+#: ``allowed``. A method of None takes any rule; one that no rule allows
+#: (``""``) only collects.
+_Step = Callable[[list[str], int, int, "str | None", bool, "list[frozenset[str]]"], "Match | None"]
+
+
+class _Leaf:
+    """The rules that end at one node, indexed by method."""
+
+    __slots__ = ("allowed", "by_method", "first_http", "first_websocket")
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.by_method: dict[str, Rule] = {}
+        allowed: set[str] = set()
+        self.first_http: Rule | None = None
+        self.first_websocket: Rule | None = None
+        for rule in rules:
+            if rule.websocket:
+                self.first_websocket = self.first_websocket or rule
+                continue
+            self.first_http = self.first_http or rule
+            allowed |= rule.allowed
+            for method in rule.allowed:
+                # The first rule added wins, as it did when rules were tried in order.
+                self.by_method.setdefault(method, rule)
+        self.allowed = frozenset(allowed)
+
+    def find(
+        self, method: str | None, websocket: bool, allowed: list[frozenset[str]]
+    ) -> Match | None:
+        """Return the first rule of the node taking the request, or collect its methods."""
+        if websocket:
+            rule = self.first_websocket
+        elif method is None:
+            rule = self.first_http
+        else:
+            rule = self.by_method.get(method)
+            if rule is None:
+                if self.allowed:
+                    allowed.append(self.allowed)
+                return None
+        return None if rule is None else (rule, {**rule.defaults})
+
+
+#: What a segment converter returns for a segment its placeholders do not fit.
+_NO_MATCH: Any = object()
+
+
+def _segment_converter(part: _Part) -> Callable[[str], Any]:
+    """Return a function from a segment to its value (or values), or ``_NO_MATCH``.
+
+    It raises ``ValueError`` where a converter's ``to_python`` does.
+    """
+    fullmatch = part.pattern.fullmatch
+    converters = part.converters
+    if len(converters) > 1:
+
+        def convert_many(segment: str) -> Any:
+            matched = fullmatch(segment)
+            if matched is None:
+                return _NO_MATCH
+            return [c.to_python(t) for c, t in zip(converters, matched.groups(), strict=True)]
+
+        return convert_many
+    converter = converters[0]
+    to_python = converter.to_python
+    if type(converter) is IntegerConverter and part.pattern.pattern == r"(\d+)":
+        # PERF: str.isdecimal() is true exactly where the regex \d+ matches
+        # (both test Unicode category Nd), and costs no regex call.
+        def convert_int(segment: str) -> Any:
+            return to_python(segment) if segment.isdecimal() else _NO_MATCH
+
+        return convert_int
+
+    def convert(segment: str) -> Any:
+        matched = fullmatch(segment)
+        return _NO_MATCH if matched is None else to_python(matched[1])
+
+    return convert
+
+
+def _is_path_text(text: str) -> bool:
+    # PathConverter.regex, "[^/].*?", without a regex call: a first character
+    # other than "/", then anything but a line feed (which "." never matches).
+    return text[:1] not in ("", "/") and "\n" not in text[1:]
+
+
+def _compile(node: _Node) -> _Step:
+    """Return the matching function of a node, its children compiled first.
+
+    Candidates are tried in the order the tree promises: the static child,
+    then the placeholders by weight, then the path placeholders longest
+    first; a subtree that takes nothing hands over to the next candidate.
+    """
+    leaf = _Leaf(node.rules).find
+    static = {segment: _compile(child) for segment, child in node.static.items()}
+    parts = [
+        (
+            _segment_converter(part),
+            part.names[0] if len(part.names) == 1 else None,
+            part.names,
+            _compile(child),
+        )
+        for part, child in node.parts
+    ]
+    spans = [
+        (
+            name,
+            _is_path_text if type(converter) is PathConverter else converter.match,
+            # PERF: the base class's to_python returns the text as it is.
+            None if type(converter).to_python is Converter.to_python else converter.to_python,
+            _compile(child),
+        )
+        for name, converter, child in node.spans
+    ]
+
+    def step_static(
+        segments: list[str],
+        index: int,
+        count: int,
+        method: str | None,
+        websocket: bool,
+        allowed: list[frozenset[str]],
+    ) -> Match | None:
+        if index == count:
+            return leaf(method, websocket, allowed)
+        child = static.get(segments[index])
+        if child is None:
+            return None
+        return child(segments, index + 1, count, method, websocket, allowed)
+
+    if not parts and not spans:
+        # PERF: most nodes hold static segments only; they need no loops.
+        return step_static
+
+    if not static and not parts and len(spans) == 1 and spans[0][1] is _is_path_text:
+        # PERF: a node whose one child is a plain <path:...>, the usual tail.
+        path_name, _, path_to_python, path_child = spans[0]
+
+        def step_path(
+            segments: list[str],
+            index: int,
+            count: int,
+            method: str | None,
+            websocket: bool,
+            allowed: list[frozenset[str]],
+        ) -> Match | None:
+            if index == count:
+                return leaf(method, websocket, allowed)
+            if not segments[index]:
+                return None  # the text would start with "/"
+            for end in range(count, index, -1):
+                text = "/".join(segments[index:end])
+                if text.find("\n", 1) != -1:
+                    continue  # "." never matches a line feed
+                try:
+                    value = text if path_to_python is None else path_to_python(text)
+                except ValueError:
+                    continue
+                found = path_child(segments, end, count, method, websocket, allowed)
+                if found is not None:
+                    found[1][path_name] = value
+                    return found
+            return None
+
+        return step_path
+
+    def step(
+        segments: list[str],
+        index: int,
+        count: int,
+        method: str | None,
+        websocket: bool,
+        allowed: list[frozenset[str]],
+    ) -> Match | None:
+        if index == count:
+            return leaf(method, websocket, allowed)
+        segment = segments[index]
+        child = static.get(segment)
+        if child is not None:
+            found = child(segments, index + 1, count, method, websocket, allowed)
+            if found is not None:
+                return found
+        for convert, name, names, child in parts:
+            try:
+                value = convert(segment)
+            except ValueError:
+                continue
+            if value is _NO_MATCH:
+                continue
+            found = child(segments, index + 1, count, method, websocket, allowed)
+            if found is not None:
+                # Placeholders take precedence over the rule's defaults.
+                if name is not None:
+                    found[1][name] = value
+                else:
+                    found[1].update(zip(names, value, strict=True))
+                return found
+        for name, matches, to_python, child in spans:
+            # Longest first: a path placeholder is greedy, as users expect.
+            for end in range(count, index, -1):
+                text = "/".join(segments[index:end])
+                if not matches(text):
+                    continue
+                try:
+                    value = text if to_python is None else to_python(text)
+                except ValueError:
+                    continue
+                found = child(segments, end, count, method, websocket, allowed)
+                if found is not None:
+                    found[1][name] = value
+                    return found
+        return None
+
+    return step
+
+
+class AllowedMethods(MethodNotAllowed):
+    """204: the answer to an OPTIONS request that no rule takes.
+
+    RFC 9110 §9.3.7: OPTIONS asks what the target resource supports, and the
+    answer is the Allow header, OPTIONS included. It subclasses
+    :class:`~sansio_http.MethodNotAllowed` so that code which answers OPTIONS
+    itself, as the App does, finds ``allowed`` where it always did; its own
+    response is an empty 204, never a 405 that would refuse what it lists.
+
+    Args:
+        allowed: The methods the path allows.
+    """
+
+    status = 204
+    description = "The methods the resource allows are in the Allow header."
+
+    def __init__(self, allowed: Iterable[str]) -> None:
+        super().__init__(allowed=allowed)
+
+    def to_response(self, request: Any = None) -> Response:
+        """Return an empty 204 whose Allow header lists the methods."""
+        from sansio_http._response import Response
+
+        return Response(b"", 204, self.headers)
+
 
 class Router:
     """A set of rules, matched by path and method and built back into URLs.
@@ -307,6 +558,7 @@ class Router:
         self._root = _Node()
         self._by_endpoint: dict[str, list[Rule]] = {}
         self.rules: list[Rule] = []
+        self._compiled_matcher: tuple[dict[str, dict[str, Rule]], _Step] | None = None
         for rule in rules:
             self.add(rule)
 
@@ -318,6 +570,7 @@ class Router:
             node = self._insert(node, segment, rule, last=index == len(segments) - 1)
         node.rules.append(rule)
         self.rules.append(rule)
+        self._compiled_matcher = None
         self._by_endpoint.setdefault(rule.endpoint, []).append(rule)
         return rule
 
@@ -363,42 +616,21 @@ class Router:
         args = [a.strip() for a in (match["args"] or "").split(",") if a.strip()]
         return cls(*args)
 
-    def _candidates(self, node: _Node, segments: list[str], start: int) -> Iterator[Match]:
-        if start == len(segments):
-            for rule in node.rules:
-                yield rule, {}
-            return
-        segment = segments[start]
-        child = node.static.get(segment)
-        if child is not None:
-            yield from self._candidates(child, segments, start + 1)
-        for part, child in node.parts:
-            found = part.pattern.fullmatch(segment)
-            if found is None:
-                continue
-            try:
-                values = {
-                    name: converter.to_python(text)
-                    for name, converter, text in zip(
-                        part.names, part.converters, found.groups(), strict=True
-                    )
-                }
-            except ValueError:
-                continue
-            for rule, rest in self._candidates(child, segments, start + 1):
-                yield rule, {**values, **rest}
-        for name, converter, child in node.spans:
-            # Longest first: a path placeholder is greedy, as users expect.
-            for end in range(len(segments), start, -1):
-                text = "/".join(segments[start:end])
-                if not converter.match(text):
-                    continue
-                try:
-                    value = converter.to_python(text)
-                except ValueError:
-                    continue
-                for rule, rest in self._candidates(child, segments, end):
-                    yield rule, {name: value, **rest}
+    def _compiled(self) -> tuple[dict[str, dict[str, Rule]], _Step]:
+        # Rules may be added at any time (an App adds them as views are
+        # decorated), so the tree is compiled again by the first match after.
+        static: dict[str, dict[str, Rule]] = {}
+        for rule in self.rules:
+            if not rule.converters and rule.rule not in static:
+                static[rule.rule] = self._static_leaf(rule.rule)
+        compiled = self._compiled_matcher = (static, _compile(self._root))
+        return compiled
+
+    def _static_leaf(self, path: str) -> dict[str, Rule]:
+        node = self._root
+        for segment in path[1:].split("/"):
+            node = node.static[segment]
+        return _Leaf(node.rules).by_method
 
     def match(self, path: str, method: str = "GET", *, websocket: bool = False) -> Match:
         """Return the rule for a path and method, with its placeholder values.
@@ -414,33 +646,44 @@ class Router:
         Raises:
             NotFound: No rule matches the path.
             MethodNotAllowed: Rules match the path but not the method; the
-                error carries the allowed methods.
+                error carries the allowed methods, OPTIONS among them.
+            AllowedMethods: The method is OPTIONS, which no rule of the path
+                takes: the 204 that answers it, with the allowed methods.
             RequestRedirect: Only the path with a trailing slash matches.
         """
+        static, walk = self._compiled_matcher or self._compiled()
+        if not websocket:
+            # PERF: the static rules of a path are its first candidates, so a
+            # static rule that takes the method is the answer without a walk.
+            by_method = static.get(path)
+            if by_method is not None:
+                rule = by_method.get(method)
+                if rule is not None:
+                    return rule, {**rule.defaults}
         segments = path[1:].split("/")
-        allowed: set[str] = set()
-        for rule, values in self._candidates(self._root, segments, 0):
-            if rule.websocket != websocket:
-                continue
-            if websocket or method in rule.allowed:
-                return rule, {**rule.defaults, **values}
-            allowed |= rule.allowed
+        allowed: list[frozenset[str]] = []
+        found = walk(segments, 0, len(segments), method, websocket, allowed)
+        if found is not None:
+            return found
         if allowed:
-            raise MethodNotAllowed(allowed=sorted(allowed | {"OPTIONS"}))
+            methods = sorted(set().union(*allowed, ("OPTIONS",)))
+            if method == "OPTIONS":
+                raise AllowedMethods(methods)
+            raise MethodNotAllowed(allowed=methods)
         if self.redirect_slashes and not path.endswith("/"):
-            for rule, _ in self._candidates(self._root, [*segments, ""], 0):
-                if rule.websocket == websocket:
-                    raise RequestRedirect(path + "/")
+            segments.append("")
+            if walk(segments, 0, len(segments), None, websocket, allowed) is not None:
+                raise RequestRedirect(path + "/")
         raise NotFound()
 
     def allowed_methods(self, path: str) -> set[str]:
         """Return the methods some rule accepts for ``path`` (for OPTIONS)."""
+        _, walk = self._compiled_matcher or self._compiled()
         segments = path[1:].split("/")
-        methods: set[str] = set()
-        for rule, _ in self._candidates(self._root, segments, 0):
-            if not rule.websocket:
-                methods |= rule.allowed
-        return methods
+        collected: list[frozenset[str]] = []
+        # No rule allows the method "", so the walk visits every candidate.
+        walk(segments, 0, len(segments), "", False, collected)
+        return set().union(*collected)
 
     def build(
         self,

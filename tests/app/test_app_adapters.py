@@ -247,6 +247,57 @@ def test_runner_cancels_and_reports_leftover_tasks(caplog: pytest.LogCaptureFixt
     assert "pending" in caplog.text
 
 
+def test_runner_finds_leftovers_without_scanning_every_task(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def all_tasks(loop: Any = None) -> Any:
+        raise AssertionError("asyncio.all_tasks() walks every task of the process")
+
+    monkeypatch.setattr(asyncio, "all_tasks", all_tasks)
+    runner = CoroutineRunner()
+
+    async def finished() -> None:
+        await asyncio.sleep(0)
+
+    async def leaves_tasks() -> str:
+        asyncio.get_running_loop().create_task(asyncio.sleep(60))
+        done = asyncio.get_running_loop().create_task(finished())
+        await done
+        return "done"
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="sansio_http.wsgi"):
+            assert runner(finished()) is None
+            assert caplog.text == ""
+            assert runner(leaves_tasks()) == "done"
+            assert "left 1 task(s) pending" in caplog.text
+            caplog.clear()
+            assert runner(finished()) is None  # the cancelled task is not reported again
+            assert caplog.text == ""
+    finally:
+        runner.close()
+
+
+def test_an_async_view_error_under_wsgi_is_logged_once_without_a_chained_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = App()
+
+    @app.get("/")
+    async def fails(request: Request) -> Response:
+        raise ValueError("view failed")
+
+    with caplog.at_level(logging.ERROR), Client(app, interface="wsgi") as c:
+        assert c.get("/").status_code == 500
+    logged = [record for record in caplog.records if record.exc_info]
+    assert len(logged) == 1
+    assert logged[0].exc_info is not None
+    error = logged[0].exc_info[1]
+    assert isinstance(error, ValueError)
+    assert error.__context__ is None
+    assert "During handling of the above exception" not in caplog.text
+
+
 def test_to_wsgi_runs_startup_hooks() -> None:
     app = App()
     started: list[str] = []

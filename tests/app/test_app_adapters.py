@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import time
@@ -11,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from sansio_http import App, Blueprint, Request, Response, current_request
+from sansio_http import App, AppConfig, Blueprint, Request, Response, current_request
+from sansio_http.asgi import to_asgi
 from sansio_http.testing import Client
 from sansio_http.wsgi import to_wsgi
 from sansio_http.wsgi._runner import CoroutineRunner
@@ -296,6 +298,106 @@ def test_an_async_view_error_under_wsgi_is_logged_once_without_a_chained_error(
     assert isinstance(error, ValueError)
     assert error.__context__ is None
     assert "During handling of the above exception" not in caplog.text
+
+
+def asgi_thread_runner() -> Any:
+    app = App()
+    to_asgi(app)
+    return app.thread_runner
+
+
+def test_asgi_thread_runner_returns_raises_and_copies_the_context() -> None:
+    runner = asgi_thread_runner()
+    variable: contextvars.ContextVar[str] = contextvars.ContextVar("variable")
+
+    def read(suffix: str, *, twice: bool = False) -> str:
+        value = variable.get() + suffix
+        variable.set("changed in the thread")
+        return value * 2 if twice else value
+
+    def fails() -> None:
+        raise KeyError("from the thread")
+
+    def stops() -> None:
+        raise StopIteration
+
+    async def main() -> None:
+        variable.set("request")
+        assert await runner(read, "!", twice=True) == "request!request!"
+        assert variable.get() == "request"  # the thread worked on a copy
+        with pytest.raises(KeyError, match="from the thread"):
+            await runner(fails)
+        with pytest.raises(RuntimeError, match="StopIteration") as info:
+            await runner(stops)
+        assert isinstance(info.value.__cause__, StopIteration)
+
+    try:
+        asyncio.run(main())
+    finally:
+        runner.shutdown()
+
+
+def test_asgi_thread_runner_skips_a_call_cancelled_while_it_waited() -> None:
+    app = App(config=AppConfig(threads=1))
+    to_asgi(app)
+    runner: Any = app.thread_runner
+    release = threading.Event()
+    ran: list[str] = []
+
+    def blocks() -> None:
+        release.wait(5)
+        ran.append("blocks")
+
+    def queued() -> None:
+        ran.append("queued")
+
+    async def main() -> None:
+        first = asyncio.ensure_future(runner(blocks))
+        second = asyncio.ensure_future(runner(queued))
+        await asyncio.sleep(0.05)  # both submitted; the one thread is busy
+        second.cancel()
+        await asyncio.sleep(0)
+        release.set()
+        await first
+        with pytest.raises(asyncio.CancelledError):
+            await second
+
+    try:
+        asyncio.run(main())
+        runner.pool.shutdown(wait=True)
+    finally:
+        runner.shutdown()
+    assert ran == ["blocks"]
+
+
+def test_asgi_thread_runner_drops_the_outcome_of_a_call_cancelled_while_it_ran() -> None:
+    runner = asgi_thread_runner()
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> str:
+        started.set()
+        release.wait(5)
+        return "late"
+
+    errors: list[dict[str, Any]] = []
+
+    async def main() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, error: errors.append(error))
+        call = asyncio.ensure_future(runner(slow))
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+        call.cancel()
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        runner.pool.shutdown(wait=True)  # the outcome has been handed to the loop
+        await asyncio.sleep(0.01)
+
+    try:
+        asyncio.run(main())
+    finally:
+        runner.shutdown()
+    assert errors == []  # setting a cancelled future would be an InvalidStateError here
 
 
 def test_to_wsgi_runs_startup_hooks() -> None:

@@ -256,9 +256,44 @@ class _AppRunner:
         """Run ``func(*args, **kwargs)`` in the pool, in a copy of the context."""
         if self.pool is None:
             self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="sansio-http-app")
-        context = contextvars.copy_context()
-        call = functools.partial(context.run, func, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, call)
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+        # PERF: the worker settles the loop's future itself, with one
+        # call_soon_threadsafe; run_in_executor would wrap the pool's future
+        # in a second one and chain their states through callbacks.
+        self.pool.submit(self._work, loop, future, call)
+        return await future
+
+    @staticmethod
+    def _work(
+        loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], call: Callable[[], Any]
+    ) -> None:
+        """Run ``call`` in a pool thread and hand its outcome to the loop."""
+        if future.cancelled():
+            return  # the caller gave up while the call waited for a thread
+        try:
+            result = call()
+        except BaseException as exc:
+            loop.call_soon_threadsafe(_AppRunner._settle, future, None, exc)
+        else:
+            loop.call_soon_threadsafe(_AppRunner._settle, future, result, None)
+
+    @staticmethod
+    def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+        """Set the outcome of a call on its future, on the loop's thread."""
+        if future.cancelled():
+            return
+        if error is None:
+            future.set_result(result)
+        elif isinstance(error, StopIteration):
+            # A future cannot hold StopIteration (it would end the awaiting
+            # generator silently); asyncio's tasks turn it into this error too.
+            replaced = RuntimeError("the function raised StopIteration")
+            replaced.__cause__ = error
+            future.set_exception(replaced)
+        else:
+            future.set_exception(error)
 
     def shutdown(self) -> None:
         """Let running calls finish and stop the threads."""

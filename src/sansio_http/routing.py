@@ -121,6 +121,10 @@ class StringConverter(Converter):
         return text
 
 
+#: Python's int() digit limit (sys.int_info.default_max_str_digits); never a valid id.
+_MAX_DIGITS = 4300
+
+
 class IntegerConverter(Converter):
     """A non-negative decimal integer: ``<int:id>`` (``<int(signed=true):n>``)."""
 
@@ -140,7 +144,7 @@ class IntegerConverter(Converter):
 
     def to_python(self, text: str) -> int:
         """Return the integer, checking its bounds."""
-        if len(text) > 4300:  # Python's int() digit limit; never a valid id.
+        if len(text) > _MAX_DIGITS:
             raise ValueError("too many digits")
         value = int(text)
         if (self.min is not None and value < self.min) or (
@@ -373,10 +377,17 @@ def _segment_converter(part: _Part) -> Callable[[str], Any]:
     return convert
 
 
-def _is_path_text(text: str) -> bool:
-    # PathConverter.regex, "[^/].*?", without a regex call: a first character
-    # other than "/", then anything but a line feed (which "." never matches).
-    return text[:1] not in ("", "/") and "\n" not in text[1:]
+def _plain_int(part: _Part) -> bool:
+    """Return whether a part is one ``<int:name>`` filling its segment, without options."""
+    if len(part.converters) != 1:
+        return False
+    converter = part.converters[0]
+    return (
+        type(converter) is IntegerConverter
+        and converter.min is None
+        and converter.max is None
+        and part.pattern.pattern == r"(\d+)"
+    )
 
 
 def _compile(node: _Node) -> _Step:
@@ -386,11 +397,16 @@ def _compile(node: _Node) -> _Step:
     then the placeholders by weight, then the path placeholders longest
     first; a subtree that takes nothing hands over to the next candidate.
     """
-    leaf = _Leaf(node.rules).find
+    leaf = _Leaf(node.rules)
+    by_method, leaf_allowed = leaf.by_method, leaf.allowed
+    first_http, first_websocket = leaf.first_http, leaf.first_websocket
     static = {segment: _compile(child) for segment, child in node.static.items()}
     parts = [
         (
-            _segment_converter(part),
+            # PERF: a plain <int:...> is checked inline: str.isdecimal() is
+            # true exactly where the regex \d+ matches (Unicode category Nd),
+            # and IntegerConverter.to_python adds only the digit limit.
+            None if _plain_int(part) else _segment_converter(part),
             part.names[0] if len(part.names) == 1 else None,
             part.names,
             _compile(child),
@@ -400,13 +416,20 @@ def _compile(node: _Node) -> _Step:
     spans = [
         (
             name,
-            _is_path_text if type(converter) is PathConverter else converter.match,
+            # PERF: PathConverter.regex, "[^/].*?", is checked without re: a
+            # first character other than "/", then no line feed ("." never
+            # matches one).
+            type(converter) is PathConverter,
+            converter.match,
             # PERF: the base class's to_python returns the text as it is.
             None if type(converter).to_python is Converter.to_python else converter.to_python,
             _compile(child),
         )
         for name, converter, child in node.spans
     ]
+
+    # NOTE: the steps below test `index == count` first and then do what
+    # _Leaf.find does, written out: a call fewer on every match.
 
     def step_static(
         segments: list[str],
@@ -417,7 +440,17 @@ def _compile(node: _Node) -> _Step:
         allowed: list[frozenset[str]],
     ) -> Match | None:
         if index == count:
-            return leaf(method, websocket, allowed)
+            if websocket:
+                rule = first_websocket
+            elif method is None:
+                rule = first_http
+            else:
+                rule = by_method.get(method)
+                if rule is None:
+                    if leaf_allowed:
+                        allowed.append(leaf_allowed)
+                    return None
+            return None if rule is None else (rule, {**rule.defaults})
         child = static.get(segments[index])
         if child is None:
             return None
@@ -426,38 +459,6 @@ def _compile(node: _Node) -> _Step:
     if not parts and not spans:
         # PERF: most nodes hold static segments only; they need no loops.
         return step_static
-
-    if not static and not parts and len(spans) == 1 and spans[0][1] is _is_path_text:
-        # PERF: a node whose one child is a plain <path:...>, the usual tail.
-        path_name, _, path_to_python, path_child = spans[0]
-
-        def step_path(
-            segments: list[str],
-            index: int,
-            count: int,
-            method: str | None,
-            websocket: bool,
-            allowed: list[frozenset[str]],
-        ) -> Match | None:
-            if index == count:
-                return leaf(method, websocket, allowed)
-            if not segments[index]:
-                return None  # the text would start with "/"
-            for end in range(count, index, -1):
-                text = "/".join(segments[index:end])
-                if text.find("\n", 1) != -1:
-                    continue  # "." never matches a line feed
-                try:
-                    value = text if path_to_python is None else path_to_python(text)
-                except ValueError:
-                    continue
-                found = path_child(segments, end, count, method, websocket, allowed)
-                if found is not None:
-                    found[1][path_name] = value
-                    return found
-            return None
-
-        return step_path
 
     def step(
         segments: list[str],
@@ -468,20 +469,36 @@ def _compile(node: _Node) -> _Step:
         allowed: list[frozenset[str]],
     ) -> Match | None:
         if index == count:
-            return leaf(method, websocket, allowed)
+            if websocket:
+                rule = first_websocket
+            elif method is None:
+                rule = first_http
+            else:
+                rule = by_method.get(method)
+                if rule is None:
+                    if leaf_allowed:
+                        allowed.append(leaf_allowed)
+                    return None
+            return None if rule is None else (rule, {**rule.defaults})
         segment = segments[index]
-        child = static.get(segment)
-        if child is not None:
-            found = child(segments, index + 1, count, method, websocket, allowed)
-            if found is not None:
-                return found
+        if static:
+            child = static.get(segment)
+            if child is not None:
+                found = child(segments, index + 1, count, method, websocket, allowed)
+                if found is not None:
+                    return found
         for convert, name, names, child in parts:
-            try:
-                value = convert(segment)
-            except ValueError:
-                continue
-            if value is _NO_MATCH:
-                continue
+            if convert is None:
+                if not segment.isdecimal() or len(segment) > _MAX_DIGITS:
+                    continue
+                value: Any = int(segment)
+            else:
+                try:
+                    value = convert(segment)
+                except ValueError:
+                    continue
+                if value is _NO_MATCH:
+                    continue
             found = child(segments, index + 1, count, method, websocket, allowed)
             if found is not None:
                 # Placeholders take precedence over the rule's defaults.
@@ -490,11 +507,19 @@ def _compile(node: _Node) -> _Step:
                 else:
                     found[1].update(zip(names, value, strict=True))
                 return found
-        for name, matches, to_python, child in spans:
+        for name, is_path, matches, to_python, child in spans:
+            if is_path and not segment:
+                continue  # every text from here would start with "/"
             # Longest first: a path placeholder is greedy, as users expect.
-            for end in range(count, index, -1):
+            # PERF: a while loop, not range(): the first try is the usual match.
+            end = count + 1
+            while end > index + 1:
+                end -= 1
                 text = "/".join(segments[index:end])
-                if not matches(text):
+                if is_path:
+                    if text.find("\n", 1) != -1:
+                        continue  # "." never matches a line feed
+                elif not matches(text):
                     continue
                 try:
                     value = text if to_python is None else to_python(text)

@@ -2,10 +2,11 @@
 
 A :class:`Router` holds :class:`Rule` objects such as
 ``/users/<int:id>/files/<path:rest>``. Rules are kept in a tree of path
-segments, which the first match after a change compiles into one function
-per node: a static segment is one dictionary lookup, a placeholder is one
-converter match, so matching costs the depth of the path and not the number
-of rules; a path made of static segments only is one lookup in all. Matching
+segments, which the first match after a change compiles into Python source
+(as Falcon's router does): a static segment is one comparison or dictionary
+lookup, a placeholder is one converter match, so matching costs the depth of
+the path and not the number of rules; a path made of static segments only is
+one lookup in all. Matching
 answers 404, 405 (with the allowed methods), 204 to an OPTIONS request no
 rule takes (with the allowed methods) or a 308 redirect to the same path with
 a trailing slash, as HTTP errors; building URLs (``url_for``) runs the
@@ -323,22 +324,6 @@ class _Leaf:
                 self.by_method.setdefault(method, rule)
         self.allowed = frozenset(allowed)
 
-    def find(
-        self, method: str | None, websocket: bool, allowed: list[frozenset[str]]
-    ) -> Match | None:
-        """Return the first rule of the node taking the request, or collect its methods."""
-        if websocket:
-            rule = self.first_websocket
-        elif method is None:
-            rule = self.first_http
-        else:
-            rule = self.by_method.get(method)
-            if rule is None:
-                if self.allowed:
-                    allowed.append(self.allowed)
-                return None
-        return None if rule is None else (rule, {**rule.defaults})
-
 
 #: What a segment converter returns for a segment its placeholders do not fit.
 _NO_MATCH: Any = object()
@@ -390,148 +375,210 @@ def _plain_int(part: _Part) -> bool:
     )
 
 
-def _compile(node: _Node) -> _Step:
-    """Return the matching function of a node, its children compiled first.
+class _Compiler:
+    """Write the matching functions of a segment tree as Python source.
 
-    Candidates are tried in the order the tree promises: the static child,
-    then the placeholders by weight, then the path placeholders longest
-    first; a subtree that takes nothing hands over to the next candidate.
+    Each function takes what a :data:`_Step` takes and walks its subtree in
+    the order the tree promises: at a node, the static child, then the
+    placeholders by weight, then the path placeholders longest first; a
+    subtree that takes nothing falls through to the next candidate. A leaf
+    returns its rule with every placeholder value of the path, gathered in
+    local variables on the way down. Rule and segment texts enter the source
+    only through ``repr``, and converters only as names bound to them.
+
+    PERF: one function holds a whole subtree, so a match makes a call only
+    where a node has more static children than an ``if`` chain should test
+    (one dictionary lookup finds the child's function there), or where the
+    source would nest too deeply.
     """
-    leaf = _Leaf(node.rules)
-    by_method, leaf_allowed = leaf.by_method, leaf.allowed
-    first_http, first_websocket = leaf.first_http, leaf.first_websocket
-    static = {segment: _compile(child) for segment, child in node.static.items()}
-    parts = [
-        (
-            # PERF: a plain <int:...> is checked inline: str.isdecimal() is
-            # true exactly where the regex \d+ matches (Unicode category Nd),
-            # and IntegerConverter.to_python adds only the digit limit.
-            None if _plain_int(part) else _segment_converter(part),
-            part.names[0] if len(part.names) == 1 else None,
-            part.names,
-            _compile(child),
-        )
-        for part, child in node.parts
-    ]
-    spans = [
-        (
-            name,
-            # PERF: PathConverter.regex, "[^/].*?", is checked without re: a
-            # first character other than "/", then no line feed ("." never
-            # matches one).
-            type(converter) is PathConverter,
-            converter.match,
-            # PERF: the base class's to_python returns the text as it is.
-            None if type(converter).to_python is Converter.to_python else converter.to_python,
-            _compile(child),
-        )
-        for name, converter, child in node.spans
-    ]
 
-    # NOTE: the steps below test `index == count` first and then do what
-    # _Leaf.find does, written out: a call fewer on every match.
+    #: Static children tested by an if chain; more are found in a dictionary.
+    MAX_CHAIN = 4
+    #: Indentation levels (and loops) a function may reach before its
+    #: subtree goes into a function of its own: Python allows 100 (and 20).
+    MAX_DEPTH = 40
+    MAX_LOOPS = 10
 
-    def step_static(
-        segments: list[str],
-        index: int,
-        count: int,
-        method: str | None,
-        websocket: bool,
-        allowed: list[frozenset[str]],
-    ) -> Match | None:
-        if index == count:
-            if websocket:
-                rule = first_websocket
-            elif method is None:
-                rule = first_http
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {"_NO_MATCH": _NO_MATCH, "_MAX_DIGITS": _MAX_DIGITS}
+        self.count = 0
+
+    def compile(self, node: _Node) -> _Step:
+        """Return the matching function of ``node``, entered at index ``i``."""
+        lines: list[str] = []
+        name = self._name("walk")
+        lines.append(f"def {name}(segments, i, count, method, websocket, allowed):")
+        self._node(lines, node, "i", 0, 1, 0, [])
+        lines.append("    return None")
+        exec(compile("\n".join(lines), f"<sansio_http.routing {name}>", "exec"), self.namespace)
+        step: _Step = self.namespace[name]
+        return step
+
+    def _name(self, prefix: str, value: Any = None) -> str:
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        if value is not None:
+            self.namespace[name] = value
+        return name
+
+    @staticmethod
+    def _index(base: str, offset: int) -> str:
+        return base if offset == 0 else f"{base} + {offset}"
+
+    def _node(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        pad = "    " * depth
+        index = self._index(base, offset)
+        children = node.static or node.parts or node.spans
+        if node.rules:
+            lines.append(f"{pad}if count == {index}:")
+            self._leaf(lines, _Leaf(node.rules), depth + 1, values)
+            if children:
+                lines.append(f"{pad}else:")
+                self._children(lines, node, base, offset, depth + 1, loops, values)
+        elif children:
+            lines.append(f"{pad}if count != {index}:")
+            self._children(lines, node, base, offset, depth + 1, loops, values)
+        else:
+            lines.append(f"{pad}pass")
+
+    def _leaf(
+        self, lines: list[str], leaf: _Leaf, depth: int, values: list[tuple[str, str]]
+    ) -> None:
+        pad = "    " * depth
+
+        def answer(rule: str) -> str:
+            items = "".join(f", {name!r}: {value}" for name, value in values)
+            # Placeholders take precedence over the rule's defaults.
+            return f"return {rule}, {{**{rule}.defaults{items}}}"
+
+        lines.append(f"{pad}if websocket:")
+        if leaf.first_websocket is not None:
+            lines.append(f"{pad}    {answer(self._name('rule', leaf.first_websocket))}")
+        else:
+            lines.append(f"{pad}    pass")
+        lines.append(f"{pad}elif method is None:")
+        if leaf.first_http is not None:
+            lines.append(f"{pad}    {answer(self._name('rule', leaf.first_http))}")
+            lines.append(f"{pad}else:")
+            rule = self._name("r")
+            lines.append(f"{pad}    {rule} = {self._name('methods', leaf.by_method)}.get(method)")
+            lines.append(f"{pad}    if {rule} is not None:")
+            lines.append(f"{pad}        {answer(rule)}")
+            lines.append(f"{pad}    allowed.append({self._name('allowed', leaf.allowed)})")
+        else:
+            lines.append(f"{pad}    pass")
+
+    def _children(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        pad = "    " * depth
+        index = self._index(base, offset)
+        segment = self._name("s")
+        lines.append(f"{pad}{segment} = segments[{index}]")
+        if 0 < len(node.static) <= self.MAX_CHAIN:
+            keyword = "if"
+            for text, child in node.static.items():
+                lines.append(f"{pad}{keyword} {segment} == {text!r}:")
+                self._below(lines, child, base, offset + 1, depth + 1, loops, values)
+                keyword = "elif"
+        elif node.static:
+            table = {text: self.compile(child) for text, child in node.static.items()}
+            step = self._name("step")
+            lines.append(f"{pad}{step} = {self._name('static', table)}.get({segment})")
+            lines.append(f"{pad}if {step} is not None:")
+            self._call(lines, step, self._index(base, offset + 1), depth + 1, values)
+        for part, child in node.parts:
+            value = self._name("v")
+            if _plain_int(part):
+                # PERF: str.isdecimal() is true exactly where the regex \d+
+                # matches (Unicode category Nd); IntegerConverter.to_python
+                # adds only the digit limit.
+                lines.append(f"{pad}if {segment}.isdecimal() and len({segment}) <= _MAX_DIGITS:")
+                lines.append(f"{pad}    {value} = int({segment})")
             else:
-                rule = by_method.get(method)
-                if rule is None:
-                    if leaf_allowed:
-                        allowed.append(leaf_allowed)
-                    return None
-            return None if rule is None else (rule, {**rule.defaults})
-        child = static.get(segments[index])
-        if child is None:
-            return None
-        return child(segments, index + 1, count, method, websocket, allowed)
-
-    if not parts and not spans:
-        # PERF: most nodes hold static segments only; they need no loops.
-        return step_static
-
-    def step(
-        segments: list[str],
-        index: int,
-        count: int,
-        method: str | None,
-        websocket: bool,
-        allowed: list[frozenset[str]],
-    ) -> Match | None:
-        if index == count:
-            if websocket:
-                rule = first_websocket
-            elif method is None:
-                rule = first_http
+                convert = self._name("convert", _segment_converter(part))
+                lines.append(f"{pad}try:")
+                lines.append(f"{pad}    {value} = {convert}({segment})")
+                lines.append(f"{pad}except ValueError:")
+                lines.append(f"{pad}    {value} = _NO_MATCH")
+                lines.append(f"{pad}if {value} is not _NO_MATCH:")
+            if len(part.names) == 1:
+                found = [(part.names[0], value)]
             else:
-                rule = by_method.get(method)
-                if rule is None:
-                    if leaf_allowed:
-                        allowed.append(leaf_allowed)
-                    return None
-            return None if rule is None else (rule, {**rule.defaults})
-        segment = segments[index]
-        if static:
-            child = static.get(segment)
-            if child is not None:
-                found = child(segments, index + 1, count, method, websocket, allowed)
-                if found is not None:
-                    return found
-        for convert, name, names, child in parts:
-            if convert is None:
-                if not segment.isdecimal() or len(segment) > _MAX_DIGITS:
-                    continue
-                value: Any = int(segment)
-            else:
-                try:
-                    value = convert(segment)
-                except ValueError:
-                    continue
-                if value is _NO_MATCH:
-                    continue
-            found = child(segments, index + 1, count, method, websocket, allowed)
-            if found is not None:
-                # Placeholders take precedence over the rule's defaults.
-                if name is not None:
-                    found[1][name] = value
-                else:
-                    found[1].update(zip(names, value, strict=True))
-                return found
-        for name, is_path, matches, to_python, child in spans:
-            if is_path and not segment:
-                continue  # every text from here would start with "/"
+                found = [(name, f"{value}[{k}]") for k, name in enumerate(part.names)]
+            self._below(lines, child, base, offset + 1, depth + 1, loops, values + found)
+        for name, converter, child in node.spans:
+            end, text, value = self._name("end"), self._name("text"), self._name("v")
+            inner = pad
+            path = type(converter) is PathConverter
+            if path:
+                # PERF: PathConverter.regex, "[^/].*?", checked without re: a
+                # first character other than "/", then no line feed.
+                lines.append(f"{pad}if {segment}:")
+                inner = pad + "    "
             # Longest first: a path placeholder is greedy, as users expect.
-            # PERF: a while loop, not range(): the first try is the usual match.
-            end = count + 1
-            while end > index + 1:
-                end -= 1
-                text = "/".join(segments[index:end])
-                if is_path:
-                    if text.find("\n", 1) != -1:
-                        continue  # "." never matches a line feed
-                elif not matches(text):
-                    continue
-                try:
-                    value = text if to_python is None else to_python(text)
-                except ValueError:
-                    continue
-                found = child(segments, end, count, method, websocket, allowed)
-                if found is not None:
-                    found[1][name] = value
-                    return found
-        return None
+            lines.append(f"{inner}{end} = count + 1")
+            lines.append(f"{inner}while {end} > {index} + 1:")
+            lines.append(f"{inner}    {end} -= 1")
+            lines.append(f"{inner}    {text} = '/'.join(segments[{index}:{end}])")
+            if path:
+                lines.append(f"{inner}    if {text}.find('\\n', 1) != -1:")
+            else:
+                lines.append(f"{inner}    if not {self._name('matches', converter.match)}({text}):")
+            lines.append(f"{inner}        continue")
+            if type(converter).to_python is Converter.to_python:
+                value = text  # the base class's to_python returns the text as it is
+            else:
+                to_python = self._name("to_python", converter.to_python)
+                lines.append(f"{inner}    try:")
+                lines.append(f"{inner}        {value} = {to_python}({text})")
+                lines.append(f"{inner}    except ValueError:")
+                lines.append(f"{inner}        continue")
+            levels = depth + 1 + (1 if path else 0)
+            self._below(lines, child, end, 0, levels, loops + 1, [*values, (name, value)])
 
-    return step
+    def _below(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        if depth < self.MAX_DEPTH and loops < self.MAX_LOOPS:
+            self._node(lines, node, base, offset, depth, loops, values)
+            return
+        step = self._name("step", self.compile(node))
+        self._call(lines, step, self._index(base, offset), depth, values)
+
+    def _call(
+        self, lines: list[str], step: str, index: str, depth: int, values: list[tuple[str, str]]
+    ) -> None:
+        pad = "    " * depth
+        found = self._name("found")
+        lines.append(f"{pad}{found} = {step}(segments, {index}, count, method, websocket, allowed)")
+        lines.append(f"{pad}if {found} is not None:")
+        for name, value in values:
+            lines.append(f"{pad}    {found}[1][{name!r}] = {value}")
+        lines.append(f"{pad}    return {found}")
 
 
 class AllowedMethods(MethodNotAllowed):
@@ -648,7 +695,7 @@ class Router:
         for rule in self.rules:
             if not rule.converters and rule.rule not in static:
                 static[rule.rule] = self._static_leaf(rule.rule)
-        compiled = self._compiled_matcher = (static, _compile(self._root))
+        compiled = self._compiled_matcher = (static, _Compiler().compile(self._root))
         return compiled
 
     def _static_leaf(self, path: str) -> dict[str, Rule]:

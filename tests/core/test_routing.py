@@ -338,3 +338,75 @@ def test_a_path_placeholder_matches_what_its_regex_matches(parts: list[str]) -> 
     else:
         with pytest.raises(NotFound):
             router.match("/f/" + text)
+
+
+def test_many_static_children_below_a_placeholder_keep_its_value() -> None:
+    names = [f"tab{i}" for i in range(12)]
+    router = Router([Rule(f"/u/<int:id>/{name}", name) for name in names])
+    for name in names:
+        assert router.match(f"/u/7/{name}") == (router.rules[names.index(name)], {"id": 7})
+    with pytest.raises(NotFound):
+        router.match("/u/7/other")
+
+
+def test_deep_rules_match_whatever_their_depth() -> None:
+    deep = "/" + "/".join(f"s{i}" for i in range(60)) + "/<int:n>"
+    spans = "/" + "/x/".join(f"<path:p{i}>" for i in range(12)) + "/end/<int:n>"
+    router = Router([Rule(deep, "deep"), Rule(spans, "spans")])
+    path = "/" + "/".join(f"s{i}" for i in range(60)) + "/5"
+    assert router.match(path) == (router.rules[0], {"n": 5})
+    found = "/" + "/x/".join(f"v{i}" for i in range(12)) + "/end/3"
+    assert router.match(found) == (
+        router.rules[1],
+        {**{f"p{i}": f"v{i}" for i in range(12)}, "n": 3},
+    )
+
+
+@pytest.mark.parametrize("text", ["it's", 'say "hi"', "back\\slash", "line\nfeed", "{}%s"])
+def test_static_segments_with_any_characters_match_themselves(text: str) -> None:
+    router = Router([Rule(f"/a/{text}", "static"), Rule(f"/b/<int:n>/{text}", "after")])
+    assert router.match(f"/a/{text}")[0].endpoint == "static"
+    assert router.match(f"/b/1/{text}") == (router.rules[1], {"n": 1})
+    with pytest.raises(NotFound):
+        router.match("/a/other")
+
+
+def test_a_websocket_rule_and_an_http_rule_share_a_path() -> None:
+    router = Router(
+        [Rule("/live/<int:n>", "page"), Rule("/live/<int:n>", "socket", websocket=True)]
+    )
+    assert router.match("/live/1")[0].endpoint == "page"
+    assert router.match("/live/1", websocket=True)[0].endpoint == "socket"
+    with pytest.raises(MethodNotAllowed):
+        router.match("/live/1", "POST")
+
+
+def test_several_placeholders_in_one_segment() -> None:
+    router = Router([Rule("/d/<int:year>-<int:month>", "month"), Rule("/d/<name>", "name")])
+    assert router.match("/d/2024-06") == (router.rules[0], {"year": 2024, "month": 6})
+    assert router.match("/d/2024-xx") == (router.rules[1], {"name": "2024-xx"})
+
+
+def test_an_empty_router_finds_nothing() -> None:
+    router = Router()
+    with pytest.raises(NotFound):
+        router.match("/")
+    assert router.allowed_methods("/") == set()
+
+
+def test_a_custom_converter_spanning_segments_backs_off_until_it_fits() -> None:
+    class Pair(Converter):
+        regex = "[a-z]+(?:/[a-z]+)*"
+        spans_segments = True
+
+        def to_python(self, text: str) -> tuple[str, ...]:
+            parts = tuple(text.split("/"))
+            if len(parts) > 2:
+                raise ValueError("at most two")
+            return parts
+
+    router = Router([Rule("/p/<pair:p>/<path:rest>", "pair")], converters={"pair": Pair})
+    assert router.match("/p/a/b/c/d") == (router.rules[0], {"p": ("a", "b"), "rest": "c/d"})
+    assert router.match("/p/a/1/2") == (router.rules[0], {"p": ("a",), "rest": "1/2"})
+    with pytest.raises(NotFound):
+        router.match("/p/1/2")

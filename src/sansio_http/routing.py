@@ -6,11 +6,10 @@ segments, which the first match after a change compiles into Python source
 (as Falcon's router does): a static segment is one comparison or dictionary
 lookup, a placeholder is one converter match, so matching costs the depth of
 the path and not the number of rules; a path made of static segments only is
-one lookup in all. Matching
-answers 404, 405 (with the allowed methods), 204 to an OPTIONS request no
-rule takes (with the allowed methods) or a 308 redirect to the same path with
-a trailing slash, as HTTP errors; building URLs (``url_for``) runs the
-converters the other way.
+one lookup in all. Matching answers 404, 405 (with the allowed methods),
+204 to an OPTIONS request no rule takes (with the allowed methods) or a 308
+redirect to the same path with a trailing slash, as HTTP errors; building
+URLs (``url_for``) runs the converters the other way.
 
 Everything here is pure: paths are the already percent-decoded text that
 ``Request.path`` holds.

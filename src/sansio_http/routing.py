@@ -531,26 +531,39 @@ class _Compiler:
                 # first character other than "/", then no line feed.
                 lines.append(f"{pad}if {segment}:")
                 inner = pad + "    "
-            # Longest first: a path placeholder is greedy, as users expect.
-            lines.append(f"{inner}{end} = count + 1")
-            lines.append(f"{inner}while {end} > {index} + 1:")
-            lines.append(f"{inner}    {end} -= 1")
-            lines.append(f"{inner}    {text} = '/'.join(segments[{index}:{end}])")
-            if path:
-                lines.append(f"{inner}    if {text}.find('\\n', 1) != -1:")
+            # PERF: where only rules end below the placeholder, only the
+            # longest text can match, so there is no loop.
+            leaf_only = not (child.static or child.parts or child.spans)
+            if leaf_only:
+                lines.append(f"{inner}{text} = '/'.join(segments[{index}:])")
             else:
-                lines.append(f"{inner}    if not {self._name('matches', converter.match)}({text}):")
-            lines.append(f"{inner}        continue")
+                # Longest first: a path placeholder is greedy, as users expect.
+                lines.append(f"{inner}{end} = count + 1")
+                lines.append(f"{inner}while {end} > {index} + 1:")
+                inner += "    "
+                lines.append(f"{inner}{end} -= 1")
+                lines.append(f"{inner}{text} = '/'.join(segments[{index}:{end}])")
+            if path:
+                lines.append(f"{inner}if {text}.find('\\n', 1) == -1:")
+            else:
+                lines.append(f"{inner}if {self._name('matches', converter.match)}({text}):")
+            inner += "    "
             if type(converter).to_python is Converter.to_python:
                 value = text  # the base class's to_python returns the text as it is
             else:
                 to_python = self._name("to_python", converter.to_python)
-                lines.append(f"{inner}    try:")
-                lines.append(f"{inner}        {value} = {to_python}({text})")
-                lines.append(f"{inner}    except ValueError:")
-                lines.append(f"{inner}        continue")
-            levels = depth + 1 + (1 if path else 0)
-            self._below(lines, child, end, 0, levels, loops + 1, [*values, (name, value)])
+                lines.append(f"{inner}try:")
+                lines.append(f"{inner}    {value} = {to_python}({text})")
+                lines.append(f"{inner}except ValueError:")
+                lines.append(f"{inner}    {value} = _NO_MATCH")
+                lines.append(f"{inner}if {value} is not _NO_MATCH:")
+                inner += "    "
+            levels = len(inner) // 4
+            found = [*values, (name, value)]
+            if leaf_only:
+                self._leaf(lines, _Leaf(child.rules), levels, found)
+            else:
+                self._below(lines, child, end, 0, levels, loops + 1, found)
 
     def _below(
         self,

@@ -26,7 +26,7 @@ import pytest
 import werkzeug.wrappers
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks._drive import WSGIApp, call_wsgi, mount_wsgi
+from benchmarks._drive import WSGIApp, drive_wsgi, mount_wsgi
 from benchmarks.test_bench_wsgi import ENVIRON, EXPECTED, HELLO, PATH, browser_environ
 from sansio_http import App, JSONResponse, Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
@@ -64,7 +64,7 @@ def test_hello_world_app(benchmark: BenchmarkFixture) -> None:
 
     wsgi = mount_wsgi(app)
     benchmark.extra_info["implementation"] = "sansio-http App"
-    assert benchmark(call_wsgi, wsgi, ENVIRON) == ("200 OK", HELLO)
+    assert benchmark(drive_wsgi(wsgi, ENVIRON)) == ("200 OK", HELLO)
 
 
 # -- JSON echo ------------------------------------------------------------------------
@@ -152,7 +152,7 @@ BARE_ECHOES: dict[str, tuple[str, Callable[[], WSGIApp]]] = {
 def run_echo(benchmark: BenchmarkFixture, label: str, make: Callable[[], WSGIApp]) -> None:
     app = make()
     benchmark.extra_info["implementation"] = label
-    status, body = benchmark(call_wsgi, app, ECHO_ENVIRON, PAYLOAD_JSON)
+    status, body = benchmark(drive_wsgi(app, ECHO_ENVIRON, PAYLOAD_JSON))
     assert status == "200 OK"
     assert json.loads(body) == PAYLOAD
 

@@ -14,7 +14,7 @@ The hello world is two groups, so that each compares equal work:
   the path and method first: the :class:`~sansio_http.App` (the reference),
   Flask and Falcon.
 
-Every application is called through :func:`benchmarks._drive.call_wsgi`,
+Every application is called through :func:`benchmarks._drive.drive_wsgi`,
 so the harness costs all of them the same.
 """
 
@@ -32,7 +32,7 @@ import werkzeug
 import werkzeug.wrappers
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks._drive import call_wsgi
+from benchmarks._drive import drive_wsgi
 from benchmarks.conftest import BROWSER_GET_RAW
 from sansio_http._response import Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
@@ -185,7 +185,7 @@ def test_hello_world_bare(benchmark: BenchmarkFixture, name: str) -> None:
     label, make = BARE[name]
     app = make()
     benchmark.extra_info["implementation"] = label
-    assert benchmark(call_wsgi, app, ENVIRON) == ("200 OK", HELLO)
+    assert benchmark(drive_wsgi(app, ENVIRON)) == ("200 OK", HELLO)
 
 
 @pytest.mark.benchmark(group="wsgi-hello")
@@ -194,7 +194,7 @@ def test_hello_world(benchmark: BenchmarkFixture, name: str) -> None:
     # PERF: the target is for the App (test_bench_cycle_wsgi.py) to beat these.
     app = ROUTED[name]()
     benchmark.extra_info["implementation"] = name
-    assert benchmark(call_wsgi, app, ENVIRON) == ("200 OK", HELLO)
+    assert benchmark(drive_wsgi(app, ENVIRON)) == ("200 OK", HELLO)
 
 
 # -- a 10 MiB multipart upload through the files API ----------------------------------

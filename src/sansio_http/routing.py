@@ -302,6 +302,12 @@ Match = tuple[Rule, dict[str, Any]]
 _Step = Callable[[list[str], int, int, "str | None", bool, "list[frozenset[str]]"], "Match | None"]
 
 
+#: A compiled router: the static paths' rules by method, the functions of the
+#: root's children by first segment (where the root holds nothing else), and
+#: the root's function.
+_Compiled = tuple[dict[str, dict[str, Rule]], "dict[str, _Step] | None", _Step]
+
+
 class _Leaf:
     """The rules that end at one node, indexed by method."""
 
@@ -642,7 +648,7 @@ class Router:
         self._root = _Node()
         self._by_endpoint: dict[str, list[Rule]] = {}
         self.rules: list[Rule] = []
-        self._compiled_matcher: tuple[dict[str, dict[str, Rule]], _Step] | None = None
+        self._compiled_matcher: _Compiled | None = None
         for rule in rules:
             self.add(rule)
 
@@ -700,14 +706,21 @@ class Router:
         args = [a.strip() for a in (match["args"] or "").split(",") if a.strip()]
         return cls(*args)
 
-    def _compiled(self) -> tuple[dict[str, dict[str, Rule]], _Step]:
+    def _compiled(self) -> _Compiled:
         # Rules may be added at any time (an App adds them as views are
         # decorated), so the tree is compiled again by the first match after.
         static: dict[str, dict[str, Rule]] = {}
         for rule in self.rules:
             if not rule.converters and rule.rule not in static:
                 static[rule.rule] = self._static_leaf(rule.rule)
-        compiled = self._compiled_matcher = (static, _Compiler().compile(self._root))
+        compiler = _Compiler()
+        root = self._root
+        first: dict[str, _Step] | None = None
+        if not (root.rules or root.parts or root.spans):
+            # PERF: the usual root, a static first segment per section of the
+            # site: match() looks it up itself, a call fewer.
+            first = {text: compiler.compile(child) for text, child in root.static.items()}
+        compiled = self._compiled_matcher = (static, first, compiler.compile(root))
         return compiled
 
     def _static_leaf(self, path: str) -> dict[str, Rule]:
@@ -735,7 +748,7 @@ class Router:
                 takes: the 204 that answers it, with the allowed methods.
             RequestRedirect: Only the path with a trailing slash matches.
         """
-        static, walk = self._compiled_matcher or self._compiled()
+        static, first, walk = self._compiled_matcher or self._compiled()
         if not websocket:
             # PERF: the static rules of a path are its first candidates, so a
             # static rule that takes the method is the answer without a walk.
@@ -746,7 +759,15 @@ class Router:
                     return rule, {**rule.defaults}
         segments = path[1:].split("/")
         allowed: list[frozenset[str]] = []
-        found = walk(segments, 0, len(segments), method, websocket, allowed)
+        step, start = walk, 0
+        if first is not None:
+            # PERF: the root holds static children only: look the first one
+            # up here, a call fewer.
+            child = first.get(segments[0])
+            if child is None:
+                raise NotFound()  # nor could the path with a trailing slash match
+            step, start = child, 1
+        found = step(segments, start, len(segments), method, websocket, allowed)
         if found is not None:
             return found
         if allowed:
@@ -756,13 +777,13 @@ class Router:
             raise MethodNotAllowed(allowed=methods)
         if self.redirect_slashes and not path.endswith("/"):
             segments.append("")
-            if walk(segments, 0, len(segments), None, websocket, allowed) is not None:
+            if step(segments, start, len(segments), None, websocket, allowed) is not None:
                 raise RequestRedirect(path + "/")
         raise NotFound()
 
     def allowed_methods(self, path: str) -> set[str]:
         """Return the methods some rule accepts for ``path`` (for OPTIONS)."""
-        _, walk = self._compiled_matcher or self._compiled()
+        _, _, walk = self._compiled_matcher or self._compiled()
         segments = path[1:].split("/")
         collected: list[frozenset[str]] = []
         # No rule allows the method "", so the walk visits every candidate.

@@ -410,3 +410,16 @@ def test_a_custom_converter_spanning_segments_backs_off_until_it_fits() -> None:
     assert router.match("/p/a/1/2") == (router.rules[0], {"p": ("a",), "rest": "1/2"})
     with pytest.raises(NotFound):
         router.match("/p/1/2")
+
+
+def test_a_root_of_static_sections_redirects_and_refuses_like_any_other() -> None:
+    router = Router([Rule("/docs/", "docs"), Rule("/docs/<int:n>", "page", methods=["PUT"])])
+    with pytest.raises(RequestRedirect) as info:
+        router.match("/docs")
+    assert info.value.location == "/docs/"
+    with pytest.raises(NotFound):
+        router.match("/nowhere")
+    with pytest.raises(MethodNotAllowed):
+        router.match("/docs/3")
+    assert router.match("/docs/3", "PUT") == (router.rules[1], {"n": 3})
+    assert router.allowed_methods("/docs/3") == {"PUT"}

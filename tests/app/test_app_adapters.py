@@ -364,9 +364,8 @@ def test_asgi_thread_runner_skips_a_call_cancelled_while_it_waited() -> None:
 
     try:
         asyncio.run(main())
-        runner.pool.shutdown(wait=True)
     finally:
-        runner.shutdown()
+        runner.shutdown(wait=True)
     assert ran == ["blocks"]
 
 
@@ -390,7 +389,7 @@ def test_asgi_thread_runner_drops_the_outcome_of_a_call_cancelled_while_it_ran()
         release.set()
         with pytest.raises(asyncio.CancelledError):
             await call
-        runner.pool.shutdown(wait=True)  # the outcome has been handed to the loop
+        runner.shutdown(wait=True)  # the outcome has been handed to the loop
         await asyncio.sleep(0.01)
 
     try:
@@ -398,6 +397,37 @@ def test_asgi_thread_runner_drops_the_outcome_of_a_call_cancelled_while_it_ran()
     finally:
         runner.shutdown()
     assert errors == []  # setting a cancelled future would be an InvalidStateError here
+
+
+def test_asgi_thread_runner_outlives_a_closed_loop_and_restarts_after_shutdown() -> None:
+    runner = asgi_thread_runner()
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> int:
+        started.set()
+        release.wait(5)
+        return 1
+
+    async def submit() -> None:
+        call = asyncio.ensure_future(runner(slow))
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+        call.cancel()
+
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(submit())
+    loop.close()
+    release.set()  # the outcome now has no loop to go to
+    runner.shutdown(wait=True)
+
+    async def answer() -> int:
+        result: int = await runner(lambda: 5)
+        return result
+
+    try:
+        assert asyncio.run(answer()) == 5
+    finally:
+        runner.shutdown(wait=True)
 
 
 def test_to_wsgi_runs_startup_hooks() -> None:

@@ -267,9 +267,14 @@ def test_runner_finds_leftovers_without_scanning_every_task(
         await done
         return "done"
 
+    async def awaits_its_task() -> str:
+        await asyncio.get_running_loop().create_task(finished())
+        return "awaited"
+
     try:
         with caplog.at_level(logging.WARNING, logger="sansio_http.wsgi"):
             assert runner(finished()) is None
+            assert runner(awaits_its_task()) == "awaited"
             assert caplog.text == ""
             assert runner(leaves_tasks()) == "done"
             assert "left 1 task(s) pending" in caplog.text

@@ -423,3 +423,9 @@ def test_a_root_of_static_sections_redirects_and_refuses_like_any_other() -> Non
         router.match("/docs/3")
     assert router.match("/docs/3", "PUT") == (router.rules[1], {"n": 3})
     assert router.allowed_methods("/docs/3") == {"PUT"}
+
+
+def test_path_placeholders_of_one_name_share_their_branch() -> None:
+    router = Router([Rule("/a/<path:p>/x", "x"), Rule("/a/<path:p>/y", "y")])
+    assert router.match("/a/b/c/y") == (router.rules[1], {"p": "b/c"})
+    assert router.match("/a/b/x") == (router.rules[0], {"p": "b"})

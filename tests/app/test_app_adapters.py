@@ -435,6 +435,37 @@ def test_asgi_thread_runner_outlives_a_closed_loop_and_restarts_after_shutdown()
         runner.shutdown(wait=True)
 
 
+def test_asgi_thread_runner_starts_its_threads_once() -> None:
+    app = App(config=AppConfig(threads=3))
+    to_asgi(app)
+    runner: Any = app.thread_runner
+    barrier = threading.Barrier(2)
+    served_by: list[threading.Thread] = []
+
+    def serve_a_loop() -> None:
+        async def call() -> threading.Thread:
+            thread: threading.Thread = await runner(threading.current_thread)
+            return thread
+
+        barrier.wait(5)  # two event loops make their first call together
+        served_by.append(asyncio.run(call()))
+
+    loops = [threading.Thread(target=serve_a_loop) for _ in range(2)]
+    try:
+        for thread in loops:
+            thread.start()
+        for thread in loops:
+            thread.join(5)
+        assert runner._start() is runner._start()  # a started runner is not started again
+        workers = list(runner._workers)
+        assert len(workers) == 3
+        assert len(served_by) == 2
+        assert all(thread in workers for thread in served_by)
+    finally:
+        runner.shutdown(wait=True)
+    assert not any(worker.is_alive() for worker in workers)
+
+
 def test_to_wsgi_runs_startup_hooks() -> None:
     app = App()
     started: list[str] = []

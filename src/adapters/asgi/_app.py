@@ -252,9 +252,14 @@ class _AppRunner:
     """
 
     def __init__(self, threads: int) -> None:
+        import threading
+
         self.threads = threads
         self._jobs: Any = None  # a queue.SimpleQueue while the threads run
-        self._workers: list[Any] = []
+        self._workers: list[threading.Thread] = []
+        # NOTE: an App served by several event loops (one per thread) starts
+        # its threads once.
+        self._starting = threading.Lock()
 
     async def __call__(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         """Run ``func(*args, **kwargs)`` in a thread, in a copy of the context."""
@@ -269,17 +274,20 @@ class _AppRunner:
         import queue
         import threading
 
-        jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        for number in range(self.threads):
-            # NOTE: daemon threads, so that a server that never runs the
-            # lifespan shutdown still exits; shutdown() stops them in order.
-            worker = threading.Thread(
-                target=self._serve, args=(jobs,), name=f"sansio-http-app-{number}", daemon=True
-            )
-            worker.start()
-            self._workers.append(worker)
-        self._jobs = jobs
-        return jobs
+        with self._starting:
+            if self._jobs is not None:
+                return self._jobs
+            jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+            for number in range(self.threads):
+                # NOTE: daemon threads, so that a server that never runs the
+                # lifespan shutdown still exits; shutdown() stops them in order.
+                worker = threading.Thread(
+                    target=self._serve, args=(jobs,), name=f"sansio-http-app-{number}", daemon=True
+                )
+                worker.start()
+                self._workers.append(worker)
+            self._jobs = jobs
+            return jobs
 
     @staticmethod
     def _serve(jobs: Any) -> None:
@@ -329,10 +337,11 @@ class _AppRunner:
         Args:
             wait: Whether to wait until the threads have stopped.
         """
-        jobs, workers = self._jobs, self._workers
-        if jobs is None:
-            return
-        self._jobs, self._workers = None, []
+        with self._starting:
+            jobs, workers = self._jobs, self._workers
+            if jobs is None:
+                return
+            self._jobs, self._workers = None, []
         for _ in workers:
             jobs.put(None)
         if wait:

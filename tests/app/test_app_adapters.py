@@ -294,7 +294,10 @@ def test_an_async_view_error_under_wsgi_is_logged_once_without_a_chained_error(
     async def fails(request: Request) -> Response:
         raise ValueError("view failed")
 
-    with caplog.at_level(logging.ERROR), Client(app, interface="wsgi") as c:
+    with (
+        caplog.at_level(logging.ERROR),
+        Client(app, interface="wsgi", raise_app_exceptions=False) as c,
+    ):
         assert c.get("/").status_code == 500
     logged = [record for record in caplog.records if record.exc_info]
     assert len(logged) == 1

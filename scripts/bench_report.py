@@ -73,6 +73,7 @@ TITLES: dict[str, str] = {
     "asgi-upload": "ASGI: a 10 MiB upload through the form API",
     "wsgi-async-view": "WSGI: an async def view next to the same def view",
     "asgi-sync-view": "ASGI: a def view next to the same async def view",
+    "asgi-body-bridge": "ASGI: a def view reading its JSON body, next to an async def view",
 }
 
 #: Benchmarks whose group or name the rules above would get wrong: (group, name).

@@ -5,9 +5,15 @@
   while the adapter does not offer them yet;
 - :func:`call_wsgi` calls a WSGI application as a server does, with a fresh
   environ and body, and returns the status and the joined body;
-- :func:`drive_asgi` calls an ASGI application a batch of times with canned
-  ``receive`` and ``send``, inside one ``run_until_complete``, so that what
-  is measured is the application and not the event loop's start-up.
+  :func:`drive_wsgi` returns a function that does it;
+- :func:`drive_asgi` returns a function that calls an ASGI application a
+  batch of times with canned ``receive`` and ``send``, inside one
+  ``run_until_complete``, so that what is measured is the application and
+  not the event loop's start-up.
+
+Both call the application once before they return, untimed: routers (ours,
+Falcon's) compile on their first request, and pytest-benchmark sizes its
+rounds on the first call it times.
 
 Every implementation of a group goes through the same function, so the cost
 of the harness is the same for all of them and cancels in the ratios.
@@ -92,8 +98,20 @@ async def _drive(app: ASGIApp, scope: dict[str, Any], body: bytes) -> tuple[int,
     return sent[0]["status"], b"".join(m.get("body", b"") for m in sent[1:])
 
 
+def drive_wsgi(
+    app: WSGIApp, environ: dict[str, Any], body: bytes = b""
+) -> Callable[[], tuple[str, bytes]]:
+    """Return a function answering one request; call it once first."""
+    call_wsgi(app, environ, body)
+    return lambda: call_wsgi(app, environ, body)
+
+
 def drive_asgi(
     loop: asyncio.AbstractEventLoop, app: ASGIApp, scope: dict[str, Any], body: bytes = b""
 ) -> Callable[[], tuple[int, bytes]]:
-    """Return a function answering BATCH requests; it returns the last status and body."""
+    """Return a function answering BATCH requests; call it once first.
+
+    The function returns the last status and body.
+    """
+    loop.run_until_complete(_drive(app, scope, body))
     return lambda: loop.run_until_complete(_drive(app, scope, body))

@@ -1,12 +1,21 @@
 """The ASGI adapter next to Starlette and Falcon, driven in-process.
 
-Three groups: building a request from a scope and reading what a view reads;
-a hello-world application called as a server calls it, with canned
-``receive`` and ``send`` (plus a raw ASGI callable as the floor); and a
-10 MiB multipart upload read through each framework's form API, spooled to
-temporary files alike. Each round of the application groups drives a batch
-of requests inside one event loop turn-around, so that the cost measured is
-the applications', not the loop's start-up.
+Three kinds of groups: building a request from a scope and reading what a
+view reads; a hello-world application called as a server calls it, with
+canned ``receive`` and ``send``; and a 10 MiB multipart upload read through
+each framework's form API, spooled to temporary files alike. Each round of
+the application groups drives a batch of requests inside one event loop
+turn-around, so that the cost measured is the applications', not the loop's
+start-up.
+
+The hello world is two groups, so that each compares equal work:
+
+- ``asgi-hello-bare``: applications that answer every path without a
+  router: ``asgi_app`` around a handler (the reference), Starlette's request
+  and response without its router, and a raw ASGI callable (the floor);
+- ``asgi-hello`` (the App in ``test_bench_cycle_asgi.py``): applications
+  that route the path and method first: the :class:`~sansio_http.App` (the
+  reference), Starlette and Falcon.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import starlette.responses
 import starlette.routing
 from pytest_benchmark.fixture import BenchmarkFixture
 
+from benchmarks._drive import BATCH, drive_asgi
 from benchmarks.conftest import BROWSER_GET_RAW
 from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
@@ -41,7 +51,6 @@ EXPECTED = (
     "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0",
     "7f3c9a1e5b2d4c6e8f0a1b2c3d4e5f60",
 )
-BATCH = 100
 HELLO = b"Hello, world!"
 
 
@@ -166,34 +175,34 @@ def starlette_app() -> starlette.applications.Starlette:
     return starlette.applications.Starlette(routes=[starlette.routing.Route(PATH, starlette_hello)])
 
 
-APPS: dict[str, Callable[[], Any]] = {
-    "raw": lambda: raw_hello,
-    "ours": lambda: asgi_app(hello_ours),
-    "starlette-bare": lambda: starlette_bare,
-    "starlette": starlette_app,
-    "falcon": falcon_app,
+#: Applications without a router, by test id: the name in the report and the maker.
+BARE: dict[str, tuple[str, Callable[[], Any]]] = {
+    "ours": ("sansio-http, no router", lambda: asgi_app(hello_ours)),
+    "raw": ("raw callable", lambda: raw_hello),
+    "starlette-bare": ("starlette, no router", lambda: starlette_bare),
 }
 
+#: Applications that route the request first; the App joins them in test_bench_cycle_asgi.py.
+ROUTED: dict[str, Callable[[], Any]] = {"starlette": starlette_app, "falcon": falcon_app}
 
-async def drive(app: ASGI) -> bytes:
-    """Call ``app`` BATCH times as a server would; return the last body."""
-    sent: list[Message] = []
 
-    async def send(message: Message) -> None:
-        sent.append(message)
-
-    for _ in range(BATCH):
-        sent.clear()
-        await app(SCOPE, no_body, send)
-    assert sent[0]["status"] == 200
-    return b"".join(m.get("body", b"") for m in sent[1:])
+@pytest.mark.benchmark(group="asgi-hello-bare")
+@pytest.mark.parametrize("name", BARE)
+def test_hello_bare(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, name: str
+) -> None:
+    label, make = BARE[name]
+    app = make()
+    benchmark.extra_info.update(implementation=label, requests_per_round=BATCH)
+    assert benchmark(drive_asgi(loop, app, SCOPE)) == (200, HELLO)
 
 
 @pytest.mark.benchmark(group="asgi-hello")
-@pytest.mark.parametrize("name", list(APPS))
+@pytest.mark.parametrize("name", ROUTED)
 def test_hello(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, name: str) -> None:
-    app = APPS[name]()
-    assert benchmark(runner(loop, lambda: drive(app))) == HELLO
+    app = ROUTED[name]()
+    benchmark.extra_info.update(implementation=name, requests_per_round=BATCH)
+    assert benchmark(drive_asgi(loop, app, SCOPE)) == (200, HELLO)
 
 
 # -- a 10 MiB multipart upload through the form API ---------------------------------

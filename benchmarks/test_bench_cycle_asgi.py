@@ -5,10 +5,13 @@ captured Firefox navigation as uvicorn's scope), with the same batches of
 requests per round:
 
 - ``asgi-request``: Falcon's ASGI request, reading what the others read;
-- ``asgi-hello``: the :class:`~sansio_http.App` mounted with ``to_asgi``;
+- ``asgi-hello``: the :class:`~sansio_http.App` mounted with ``to_asgi``, the
+  reference of the applications that route (Starlette and Falcon);
 - ``asgi-json-echo``: ``POST /echo`` with a small JSON object, answered with
-  the same object, by a raw callable (the floor), ``asgi_app``, the App,
-  Starlette and Falcon.
+  the same object, by applications that route: the App (the reference),
+  Starlette and Falcon;
+- ``asgi-json-echo-bare``: the same echo without a router: ``asgi_app``
+  around a handler (the reference) and a raw callable (the floor).
 """
 
 from __future__ import annotations
@@ -158,18 +161,38 @@ def starlette_echo() -> starlette.applications.Starlette:
 
 #: By test id: the implementation's name in the report, and how to make its application.
 ECHOES: dict[str, tuple[str, Callable[[], Any]]] = {
-    "raw": ("raw", lambda: echo_raw),
-    "sansio_http": ("sansio-http", lambda: asgi_app(echo_handler)),
     "app": ("sansio-http App", echo_app),
     "starlette": ("starlette", starlette_echo),
     "falcon": ("falcon", falcon_echo),
+}
+
+#: The same without a router.
+BARE_ECHOES: dict[str, tuple[str, Callable[[], Any]]] = {
+    "sansio_http": ("sansio-http, no router", lambda: asgi_app(echo_handler)),
+    "raw": ("raw callable", lambda: echo_raw),
 }
 
 
 @pytest.mark.benchmark(group="asgi-json-echo")
 @pytest.mark.parametrize("name", ECHOES)
 def test_json_echo(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, name: str) -> None:
-    label, make = ECHOES[name]
+    run_echo(benchmark, loop, *ECHOES[name])
+
+
+@pytest.mark.benchmark(group="asgi-json-echo-bare")
+@pytest.mark.parametrize("name", BARE_ECHOES)
+def test_json_echo_bare(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, name: str
+) -> None:
+    run_echo(benchmark, loop, *BARE_ECHOES[name])
+
+
+def run_echo(
+    benchmark: BenchmarkFixture,
+    loop: asyncio.AbstractEventLoop,
+    label: str,
+    make: Callable[[], Any],
+) -> None:
     made = make()
     app: ASGIApp = mount_asgi(made) if isinstance(made, App) else made
     benchmark.extra_info.update(implementation=label, requests_per_round=BATCH)

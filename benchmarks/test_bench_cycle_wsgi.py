@@ -4,10 +4,14 @@ This completes the groups of ``test_bench_wsgi.py`` on its inputs (the
 captured Firefox navigation as gunicorn's environ):
 
 - ``wsgi-request``: Falcon's request, reading what the other requests read;
-- ``wsgi-hello``: the :class:`~sansio_http.App` mounted with ``to_wsgi``;
+- ``wsgi-hello``: the :class:`~sansio_http.App` mounted with ``to_wsgi``, the
+  reference of the applications that route (Flask and Falcon);
 - ``wsgi-json-echo``: ``POST /echo`` with a small JSON object, answered with
-  the same object, by a raw callable (the floor), ``wsgi_app``, the App,
-  Werkzeug, Flask and Falcon.
+  the same object, by applications that route: the App (the reference),
+  Flask and Falcon;
+- ``wsgi-json-echo-bare``: the same echo without a router: ``wsgi_app``
+  around a handler (the reference), Werkzeug's ``Request.application`` and a
+  raw callable (the floor).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import pytest
 import werkzeug.wrappers
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks._drive import WSGIApp, call_wsgi, mount_wsgi
+from benchmarks._drive import WSGIApp, drive_wsgi, mount_wsgi
 from benchmarks.test_bench_wsgi import ENVIRON, EXPECTED, HELLO, PATH, browser_environ
 from sansio_http import App, JSONResponse, Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
@@ -60,7 +64,7 @@ def test_hello_world_app(benchmark: BenchmarkFixture) -> None:
 
     wsgi = mount_wsgi(app)
     benchmark.extra_info["implementation"] = "sansio-http App"
-    assert benchmark(call_wsgi, wsgi, ENVIRON) == ("200 OK", HELLO)
+    assert benchmark(drive_wsgi(wsgi, ENVIRON)) == ("200 OK", HELLO)
 
 
 # -- JSON echo ------------------------------------------------------------------------
@@ -132,21 +136,34 @@ def echo_falcon() -> WSGIApp:
 
 #: By test id: the implementation's name in the report, and how to make its application.
 ECHOES: dict[str, tuple[str, Callable[[], WSGIApp]]] = {
-    "raw": ("raw", echo_raw),
-    "sansio_http": ("sansio-http", echo_ours),
     "app": ("sansio-http App", echo_app),
-    "werkzeug": ("werkzeug", echo_werkzeug),
     "flask": ("flask", echo_flask),
     "falcon": ("falcon", echo_falcon),
 }
+
+#: The same without a router.
+BARE_ECHOES: dict[str, tuple[str, Callable[[], WSGIApp]]] = {
+    "sansio_http": ("sansio-http, no router", echo_ours),
+    "raw": ("raw callable", echo_raw),
+    "werkzeug": ("werkzeug, no router", echo_werkzeug),
+}
+
+
+def run_echo(benchmark: BenchmarkFixture, label: str, make: Callable[[], WSGIApp]) -> None:
+    app = make()
+    benchmark.extra_info["implementation"] = label
+    status, body = benchmark(drive_wsgi(app, ECHO_ENVIRON, PAYLOAD_JSON))
+    assert status == "200 OK"
+    assert json.loads(body) == PAYLOAD
 
 
 @pytest.mark.benchmark(group="wsgi-json-echo")
 @pytest.mark.parametrize("name", ECHOES)
 def test_json_echo(benchmark: BenchmarkFixture, name: str) -> None:
-    label, make = ECHOES[name]
-    app = make()
-    benchmark.extra_info["implementation"] = label
-    status, body = benchmark(call_wsgi, app, ECHO_ENVIRON, PAYLOAD_JSON)
-    assert status == "200 OK"
-    assert json.loads(body) == PAYLOAD
+    run_echo(benchmark, *ECHOES[name])
+
+
+@pytest.mark.benchmark(group="wsgi-json-echo-bare")
+@pytest.mark.parametrize("name", BARE_ECHOES)
+def test_json_echo_bare(benchmark: BenchmarkFixture, name: str) -> None:
+    run_echo(benchmark, *BARE_ECHOES[name])

@@ -1,11 +1,14 @@
 """URL routing: rules with typed placeholders, matched by a segment tree.
 
 A :class:`Router` holds :class:`Rule` objects such as
-``/users/<int:id>/files/<path:rest>``. Rules are compiled once into a tree of
-path segments: a static segment is one dictionary lookup, a placeholder is
-one converter match, so matching costs the depth of the path and not the
-number of rules. Matching answers 404, 405 (with the allowed methods) or a
-308 redirect to the same path with a trailing slash, as HTTP errors; building
+``/users/<int:id>/files/<path:rest>``. Rules are kept in a tree of path
+segments, which the first match after a change compiles into Python source
+(as Falcon's router does): a static segment is one comparison or dictionary
+lookup, a placeholder is one converter match, so matching costs the depth of
+the path and not the number of rules; a path made of static segments only is
+one lookup in all. Matching answers 404, 405 (with the allowed methods),
+204 to an OPTIONS request no rule takes (with the allowed methods) or a 308
+redirect to the same path with a trailing slash, as HTTP errors; building
 URLs (``url_for``) runs the converters the other way.
 
 Everything here is pure: paths are the already percent-decoded text that
@@ -17,16 +20,20 @@ from __future__ import annotations
 import math
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 from urllib.parse import quote, urlencode
 
 from sansio_http._errors import HTTPError, MethodNotAllowed, NotFound, _Negotiating
 from sansio_http._request import Request
 from sansio_http._response import Response, path_location
 
+if TYPE_CHECKING:
+    from sansio_http._response import Response
+
 __all__ = [
+    "AllowedMethods",
     "AnyConverter",
     "Converter",
     "FloatConverter",
@@ -146,6 +153,10 @@ class StringConverter(Converter):
         return text
 
 
+#: Python's int() digit limit (sys.int_info.default_max_str_digits); never a valid id.
+_MAX_DIGITS = 4300
+
+
 class IntegerConverter(Converter):
     """A non-negative decimal integer: ``<int:id>`` (``<int(signed=true):n>``)."""
 
@@ -165,7 +176,7 @@ class IntegerConverter(Converter):
 
     def to_python(self, text: str) -> int:
         """Return the integer, checking its bounds."""
-        if len(text) > 4300:  # Python's int() digit limit; never a valid id.
+        if len(text) > _MAX_DIGITS:
             raise ValueError("too many digits")
         value = int(text)
         if (self.min is not None and value < self.min) or (
@@ -315,6 +326,336 @@ class _Node:
 
 Match = tuple[Rule, dict[str, Any]]
 
+#: A compiled node: ``(segments, index, count, method, websocket, allowed)`` in,
+#: the first rule that takes the request (and its values) out, or None. The
+#: methods of rules that match the path but not the method are appended to
+#: ``allowed``. A method of None takes any rule; one that no rule allows
+#: (``""``) only collects.
+_Step = Callable[[list[str], int, int, "str | None", bool, "list[frozenset[str]]"], "Match | None"]
+
+
+#: A compiled router: the static paths' rules by method, the functions of the
+#: root's children by first segment (where the root holds nothing else), and
+#: the root's function.
+_Compiled = tuple[dict[str, dict[str, Rule]], "dict[str, _Step] | None", _Step]
+
+
+class _Leaf:
+    """The rules that end at one node, indexed by method."""
+
+    __slots__ = ("allowed", "by_method", "first_http", "first_websocket")
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.by_method: dict[str, Rule] = {}
+        allowed: set[str] = set()
+        self.first_http: Rule | None = None
+        self.first_websocket: Rule | None = None
+        for rule in rules:
+            if rule.websocket:
+                self.first_websocket = self.first_websocket or rule
+                continue
+            self.first_http = self.first_http or rule
+            allowed |= rule.allowed
+            for method in rule.allowed:
+                # The first rule added wins, as it did when rules were tried in order.
+                self.by_method.setdefault(method, rule)
+        self.allowed = frozenset(allowed)
+
+
+#: What a segment converter returns for a segment its placeholders do not fit.
+_NO_MATCH: Any = object()
+
+
+def _segment_converter(part: _Part) -> Callable[[str], Any]:
+    """Return a function from a segment to its value (or values), or ``_NO_MATCH``.
+
+    It raises ``ValueError`` where a converter's ``to_python`` does.
+    """
+    fullmatch = part.pattern.fullmatch
+    converters = part.converters
+    if len(converters) > 1:
+
+        def convert_many(segment: str) -> Any:
+            matched = fullmatch(segment)
+            if matched is None:
+                return _NO_MATCH
+            return [c.to_python(t) for c, t in zip(converters, matched.groups(), strict=True)]
+
+        return convert_many
+    converter = converters[0]
+    to_python = converter.to_python
+    if type(converter) is IntegerConverter and part.pattern.pattern == r"(\d+)":
+        # PERF: str.isdecimal() is true exactly where the regex \d+ matches
+        # (both test Unicode category Nd), and costs no regex call.
+        def convert_int(segment: str) -> Any:
+            return to_python(segment) if segment.isdecimal() else _NO_MATCH
+
+        return convert_int
+
+    def convert(segment: str) -> Any:
+        matched = fullmatch(segment)
+        return _NO_MATCH if matched is None else to_python(matched[1])
+
+    return convert
+
+
+def _plain_int(part: _Part) -> bool:
+    """Return whether a part is one ``<int:name>`` filling its segment, without options."""
+    if len(part.converters) != 1:
+        return False
+    converter = part.converters[0]
+    return (
+        type(converter) is IntegerConverter
+        and converter.min is None
+        and converter.max is None
+        and part.pattern.pattern == r"(\d+)"
+    )
+
+
+class _Compiler:
+    """Write the matching functions of a segment tree as Python source.
+
+    Each function takes what a :data:`_Step` takes and walks its subtree in
+    the order the tree promises: at a node, the static child, then the
+    placeholders by weight, then the path placeholders longest first; a
+    subtree that takes nothing falls through to the next candidate. A leaf
+    returns its rule with every placeholder value of the path, gathered in
+    local variables on the way down. Rule and segment texts enter the source
+    only through ``repr``, and converters only as names bound to them.
+
+    PERF: one function holds a whole subtree, so a match makes a call only
+    where a node has more static children than an ``if`` chain should test
+    (one dictionary lookup finds the child's function there), or where the
+    source would nest too deeply.
+    """
+
+    #: Static children tested by an if chain; more are found in a dictionary.
+    MAX_CHAIN = 4
+    #: Indentation levels (and loops) a function may reach before its
+    #: subtree goes into a function of its own: Python allows 100 (and 20).
+    MAX_DEPTH = 40
+    MAX_LOOPS = 10
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {"_NO_MATCH": _NO_MATCH, "_MAX_DIGITS": _MAX_DIGITS}
+        self.count = 0
+
+    def compile(self, node: _Node) -> _Step:
+        """Return the matching function of ``node``, entered at index ``i``."""
+        lines: list[str] = []
+        name = self._name("walk")
+        lines.append(f"def {name}(segments, i, count, method, websocket, allowed):")
+        self._node(lines, node, "i", 0, 1, 0, [])
+        lines.append("    return None")
+        exec(compile("\n".join(lines), f"<sansio_http.routing {name}>", "exec"), self.namespace)
+        step: _Step = self.namespace[name]
+        return step
+
+    def _name(self, prefix: str, value: Any = None) -> str:
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        if value is not None:
+            self.namespace[name] = value
+        return name
+
+    @staticmethod
+    def _index(base: str, offset: int) -> str:
+        return base if offset == 0 else f"{base} + {offset}"
+
+    def _node(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        pad = "    " * depth
+        index = self._index(base, offset)
+        children = node.static or node.parts or node.spans
+        if node.rules:
+            lines.append(f"{pad}if count == {index}:")
+            self._leaf(lines, _Leaf(node.rules), depth + 1, values)
+            if children:
+                lines.append(f"{pad}else:")
+                self._children(lines, node, base, offset, depth + 1, loops, values)
+        elif children:
+            lines.append(f"{pad}if count != {index}:")
+            self._children(lines, node, base, offset, depth + 1, loops, values)
+        else:
+            lines.append(f"{pad}pass")
+
+    def _leaf(
+        self, lines: list[str], leaf: _Leaf, depth: int, values: list[tuple[str, str]]
+    ) -> None:
+        pad = "    " * depth
+
+        def answer(rule: str) -> str:
+            items = "".join(f", {name!r}: {value}" for name, value in values)
+            # Placeholders take precedence over the rule's defaults.
+            return f"return {rule}, {{**{rule}.defaults{items}}}"
+
+        lines.append(f"{pad}if websocket:")
+        if leaf.first_websocket is not None:
+            lines.append(f"{pad}    {answer(self._name('rule', leaf.first_websocket))}")
+        else:
+            lines.append(f"{pad}    pass")
+        lines.append(f"{pad}elif method is None:")
+        if leaf.first_http is not None:
+            lines.append(f"{pad}    {answer(self._name('rule', leaf.first_http))}")
+            lines.append(f"{pad}else:")
+            rule = self._name("r")
+            lines.append(f"{pad}    {rule} = {self._name('methods', leaf.by_method)}.get(method)")
+            lines.append(f"{pad}    if {rule} is not None:")
+            lines.append(f"{pad}        {answer(rule)}")
+            lines.append(f"{pad}    allowed.append({self._name('allowed', leaf.allowed)})")
+        else:
+            lines.append(f"{pad}    pass")
+
+    def _children(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        pad = "    " * depth
+        index = self._index(base, offset)
+        segment = self._name("s")
+        lines.append(f"{pad}{segment} = segments[{index}]")
+        if 0 < len(node.static) <= self.MAX_CHAIN:
+            keyword = "if"
+            for text, child in node.static.items():
+                lines.append(f"{pad}{keyword} {segment} == {text!r}:")
+                self._below(lines, child, base, offset + 1, depth + 1, loops, values)
+                keyword = "elif"
+        elif node.static:
+            table = {text: self.compile(child) for text, child in node.static.items()}
+            step = self._name("step")
+            lines.append(f"{pad}{step} = {self._name('static', table)}.get({segment})")
+            lines.append(f"{pad}if {step} is not None:")
+            self._call(lines, step, self._index(base, offset + 1), depth + 1, values)
+        for part, child in node.parts:
+            value = self._name("v")
+            if _plain_int(part):
+                # PERF: str.isdecimal() is true exactly where the regex \d+
+                # matches (Unicode category Nd); IntegerConverter.to_python
+                # adds only the digit limit.
+                lines.append(f"{pad}if {segment}.isdecimal() and len({segment}) <= _MAX_DIGITS:")
+                lines.append(f"{pad}    {value} = int({segment})")
+            else:
+                convert = self._name("convert", _segment_converter(part))
+                lines.append(f"{pad}try:")
+                lines.append(f"{pad}    {value} = {convert}({segment})")
+                lines.append(f"{pad}except ValueError:")
+                lines.append(f"{pad}    {value} = _NO_MATCH")
+                lines.append(f"{pad}if {value} is not _NO_MATCH:")
+            if len(part.names) == 1:
+                found = [(part.names[0], value)]
+            else:
+                found = [(name, f"{value}[{k}]") for k, name in enumerate(part.names)]
+            self._below(lines, child, base, offset + 1, depth + 1, loops, values + found)
+        for name, converter, child in node.spans:
+            end, text, value = self._name("end"), self._name("text"), self._name("v")
+            inner = pad
+            path = type(converter) is PathConverter
+            if path:
+                # PERF: PathConverter.regex, "[^/].*?", checked without re: a
+                # first character other than "/", then no line feed.
+                lines.append(f"{pad}if {segment}:")
+                inner = pad + "    "
+            # PERF: where only rules end below the placeholder, only the
+            # longest text can match, so there is no loop.
+            leaf_only = not (child.static or child.parts or child.spans)
+            if leaf_only:
+                lines.append(f"{inner}{text} = '/'.join(segments[{index}:])")
+            else:
+                # Longest first: a path placeholder is greedy, as users expect.
+                lines.append(f"{inner}{end} = count + 1")
+                lines.append(f"{inner}while {end} > {index} + 1:")
+                inner += "    "
+                lines.append(f"{inner}{end} -= 1")
+                lines.append(f"{inner}{text} = '/'.join(segments[{index}:{end}])")
+            if path:
+                lines.append(f"{inner}if {text}.find('\\n', 1) == -1:")
+            else:
+                lines.append(f"{inner}if {self._name('matches', converter.match)}({text}):")
+            inner += "    "
+            if type(converter).to_python is Converter.to_python:
+                value = text  # the base class's to_python returns the text as it is
+            else:
+                to_python = self._name("to_python", converter.to_python)
+                lines.append(f"{inner}try:")
+                lines.append(f"{inner}    {value} = {to_python}({text})")
+                lines.append(f"{inner}except ValueError:")
+                lines.append(f"{inner}    {value} = _NO_MATCH")
+                lines.append(f"{inner}if {value} is not _NO_MATCH:")
+                inner += "    "
+            levels = len(inner) // 4
+            found = [*values, (name, value)]
+            if leaf_only:
+                self._leaf(lines, _Leaf(child.rules), levels, found)
+            else:
+                self._below(lines, child, end, 0, levels, loops + 1, found)
+
+    def _below(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        if depth < self.MAX_DEPTH and loops < self.MAX_LOOPS:
+            self._node(lines, node, base, offset, depth, loops, values)
+            return
+        step = self._name("step", self.compile(node))
+        self._call(lines, step, self._index(base, offset), depth, values)
+
+    def _call(
+        self, lines: list[str], step: str, index: str, depth: int, values: list[tuple[str, str]]
+    ) -> None:
+        pad = "    " * depth
+        found = self._name("found")
+        lines.append(f"{pad}{found} = {step}(segments, {index}, count, method, websocket, allowed)")
+        lines.append(f"{pad}if {found} is not None:")
+        for name, value in values:
+            lines.append(f"{pad}    {found}[1][{name!r}] = {value}")
+        lines.append(f"{pad}    return {found}")
+
+
+class AllowedMethods(MethodNotAllowed):
+    """204: the answer to an OPTIONS request that no rule takes.
+
+    RFC 9110 §9.3.7: OPTIONS asks what the target resource supports, and the
+    answer is the Allow header, OPTIONS included. It subclasses
+    :class:`~sansio_http.MethodNotAllowed` so that code which answers OPTIONS
+    itself, as the App does, finds ``allowed`` where it always did; its own
+    response is an empty 204, never a 405 that would refuse what it lists.
+
+    Args:
+        allowed: The methods the path allows.
+    """
+
+    status = 204
+    description = "The methods the resource allows are in the Allow header."
+
+    def __init__(self, allowed: Iterable[str]) -> None:
+        super().__init__(allowed=allowed)
+
+    def to_response(self, request: Any = None) -> Response:
+        """Return an empty 204 whose Allow header lists the methods."""
+        from sansio_http._response import Response
+
+        return Response(b"", 204, self.headers)
+
 
 class Router:
     """A set of rules, matched by path and method and built back into URLs.
@@ -339,6 +680,7 @@ class Router:
         self._root = _Node()
         self._by_endpoint: dict[str, list[Rule]] = {}
         self.rules: list[Rule] = []
+        self._compiled_matcher: _Compiled | None = None
         for rule in rules:
             self.add(rule)
 
@@ -350,6 +692,7 @@ class Router:
             node = self._insert(node, segment, rule, last=index == len(segments) - 1)
         node.rules.append(rule)
         self.rules.append(rule)
+        self._compiled_matcher = None
         self._by_endpoint.setdefault(rule.endpoint, []).append(rule)
         return rule
 
@@ -395,42 +738,28 @@ class Router:
         args = [a.strip() for a in (match["args"] or "").split(",") if a.strip()]
         return cls(*args)
 
-    def _candidates(self, node: _Node, segments: list[str], start: int) -> Iterator[Match]:
-        if start == len(segments):
-            for rule in node.rules:
-                yield rule, {}
-            return
-        segment = segments[start]
-        child = node.static.get(segment)
-        if child is not None:
-            yield from self._candidates(child, segments, start + 1)
-        for part, child in node.parts:
-            found = part.pattern.fullmatch(segment)
-            if found is None:
-                continue
-            try:
-                values = {
-                    name: converter.to_python(text)
-                    for name, converter, text in zip(
-                        part.names, part.converters, found.groups(), strict=True
-                    )
-                }
-            except ValueError:
-                continue
-            for rule, rest in self._candidates(child, segments, start + 1):
-                yield rule, {**values, **rest}
-        for name, converter, child in node.spans:
-            # Longest first: a path placeholder is greedy, as users expect.
-            for end in range(len(segments), start, -1):
-                text = "/".join(segments[start:end])
-                if not converter.match(text):
-                    continue
-                try:
-                    value = converter.to_python(text)
-                except ValueError:
-                    continue
-                for rule, rest in self._candidates(child, segments, end):
-                    yield rule, {name: value, **rest}
+    def _compiled(self) -> _Compiled:
+        # Rules may be added at any time (an App adds them as views are
+        # decorated), so the tree is compiled again by the first match after.
+        static: dict[str, dict[str, Rule]] = {}
+        for rule in self.rules:
+            if not rule.converters and rule.rule not in static:
+                static[rule.rule] = self._static_leaf(rule.rule)
+        compiler = _Compiler()
+        root = self._root
+        first: dict[str, _Step] | None = None
+        if not (root.rules or root.parts or root.spans):
+            # PERF: the usual root, a static first segment per section of the
+            # site: match() looks it up itself, a call fewer.
+            first = {text: compiler.compile(child) for text, child in root.static.items()}
+        compiled = self._compiled_matcher = (static, first, compiler.compile(root))
+        return compiled
+
+    def _static_leaf(self, path: str) -> dict[str, Rule]:
+        node = self._root
+        for segment in path[1:].split("/"):
+            node = node.static[segment]
+        return _Leaf(node.rules).by_method
 
     def match(self, path: str, method: str = "GET", *, websocket: bool = False) -> Match:
         """Return the rule for a path and method, with its placeholder values.
@@ -446,33 +775,52 @@ class Router:
         Raises:
             NotFound: No rule matches the path.
             MethodNotAllowed: Rules match the path but not the method; the
-                error carries the allowed methods.
+                error carries the allowed methods, OPTIONS among them.
+            AllowedMethods: The method is OPTIONS, which no rule of the path
+                takes: the 204 that answers it, with the allowed methods.
             RequestRedirect: Only the path with a trailing slash matches.
         """
+        static, first, walk = self._compiled_matcher or self._compiled()
+        if not websocket:
+            # PERF: the static rules of a path are its first candidates, so a
+            # static rule that takes the method is the answer without a walk.
+            by_method = static.get(path)
+            if by_method is not None:
+                rule = by_method.get(method)
+                if rule is not None:
+                    return rule, {**rule.defaults}
         segments = path[1:].split("/")
-        allowed: set[str] = set()
-        for rule, values in self._candidates(self._root, segments, 0):
-            if rule.websocket != websocket:
-                continue
-            if websocket or method in rule.allowed:
-                return rule, {**rule.defaults, **values}
-            allowed |= rule.allowed
+        allowed: list[frozenset[str]] = []
+        step, start = walk, 0
+        if first is not None:
+            # PERF: the root holds static children only: look the first one
+            # up here, a call fewer.
+            child = first.get(segments[0])
+            if child is None:
+                raise NotFound()  # nor could the path with a trailing slash match
+            step, start = child, 1
+        found = step(segments, start, len(segments), method, websocket, allowed)
+        if found is not None:
+            return found
         if allowed:
-            raise MethodNotAllowed(allowed=sorted(allowed | {"OPTIONS"}))
+            methods = sorted(set().union(*allowed, ("OPTIONS",)))
+            if method == "OPTIONS":
+                raise AllowedMethods(methods)
+            raise MethodNotAllowed(allowed=methods)
         if self.redirect_slashes and not path.endswith("/"):
-            for rule, _ in self._candidates(self._root, [*segments, ""], 0):
-                if rule.websocket == websocket:
-                    raise RequestRedirect(path + "/")
+            segments.append("")
+            if step(segments, start, len(segments), None, websocket, allowed) is not None:
+                raise RequestRedirect(path + "/")
         raise NotFound()
 
     def allowed_methods(self, path: str) -> set[str]:
         """Return the methods some rule accepts for ``path`` (for OPTIONS)."""
+        _, _, walk = self._compiled_matcher or self._compiled()
         segments = path[1:].split("/")
-        methods: set[str] = set()
-        for rule, _ in self._candidates(self._root, segments, 0):
-            if not rule.websocket:
-                methods |= rule.allowed
-        return methods
+        collected: list[frozenset[str]] = []
+        # No rule allows the method "", so the walk visits every candidate.
+        walk(segments, 0, len(segments), "", False, collected)
+        return set().union(*collected)
 
     def build(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import threading
 import time
@@ -11,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from sansio_http import App, Blueprint, Request, Response, current_request
+from sansio_http import App, AppConfig, Blueprint, Request, Response, current_request
+from sansio_http.asgi import to_asgi
 from sansio_http.testing import Client
 from sansio_http.wsgi import to_wsgi
 from sansio_http.wsgi._runner import CoroutineRunner
@@ -245,6 +247,226 @@ def test_runner_cancels_and_reports_leftover_tasks(caplog: pytest.LogCaptureFixt
         runner.close()
     assert cancelled == [True]
     assert "pending" in caplog.text
+
+
+def test_runner_finds_leftovers_without_scanning_every_task(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def all_tasks(loop: Any = None) -> Any:
+        raise AssertionError("asyncio.all_tasks() walks every task of the process")
+
+    monkeypatch.setattr(asyncio, "all_tasks", all_tasks)
+    runner = CoroutineRunner()
+
+    async def finished() -> None:
+        await asyncio.sleep(0)
+
+    async def leaves_tasks() -> str:
+        asyncio.get_running_loop().create_task(asyncio.sleep(60))
+        done = asyncio.get_running_loop().create_task(finished())
+        await done
+        return "done"
+
+    async def awaits_its_task() -> str:
+        await asyncio.get_running_loop().create_task(finished())
+        return "awaited"
+
+    try:
+        with caplog.at_level(logging.WARNING, logger="sansio_http.wsgi"):
+            assert runner(finished()) is None
+            assert runner(awaits_its_task()) == "awaited"
+            assert caplog.text == ""
+            assert runner(leaves_tasks()) == "done"
+            assert "left 1 task(s) pending" in caplog.text
+            caplog.clear()
+            assert runner(finished()) is None  # the cancelled task is not reported again
+            assert caplog.text == ""
+    finally:
+        runner.close()
+
+
+def test_an_async_view_error_under_wsgi_is_logged_once_without_a_chained_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app = App()
+
+    @app.get("/")
+    async def fails(request: Request) -> Response:
+        raise ValueError("view failed")
+
+    with (
+        caplog.at_level(logging.ERROR),
+        Client(app, interface="wsgi", raise_app_exceptions=False) as c,
+    ):
+        assert c.get("/").status_code == 500
+    logged = [record for record in caplog.records if record.exc_info]
+    assert len(logged) == 1
+    assert logged[0].exc_info is not None
+    error = logged[0].exc_info[1]
+    assert isinstance(error, ValueError)
+    assert error.__context__ is None
+    assert "During handling of the above exception" not in caplog.text
+
+
+def asgi_thread_runner() -> Any:
+    app = App()
+    to_asgi(app)
+    return app.thread_runner
+
+
+def test_asgi_thread_runner_returns_raises_and_copies_the_context() -> None:
+    runner = asgi_thread_runner()
+    variable: contextvars.ContextVar[str] = contextvars.ContextVar("variable")
+
+    def read(suffix: str, *, twice: bool = False) -> str:
+        value = variable.get() + suffix
+        variable.set("changed in the thread")
+        return value * 2 if twice else value
+
+    def fails() -> None:
+        raise KeyError("from the thread")
+
+    def stops() -> None:
+        raise StopIteration
+
+    async def main() -> None:
+        variable.set("request")
+        assert await runner(read, "!", twice=True) == "request!request!"
+        assert variable.get() == "request"  # the thread worked on a copy
+        with pytest.raises(KeyError, match="from the thread"):
+            await runner(fails)
+        with pytest.raises(RuntimeError, match="StopIteration") as info:
+            await runner(stops)
+        assert isinstance(info.value.__cause__, StopIteration)
+
+    try:
+        asyncio.run(main())
+    finally:
+        runner.shutdown()
+
+
+def test_asgi_thread_runner_skips_a_call_cancelled_while_it_waited() -> None:
+    app = App(config=AppConfig(threads=1))
+    to_asgi(app)
+    runner: Any = app.thread_runner
+    release = threading.Event()
+    ran: list[str] = []
+
+    def blocks() -> None:
+        release.wait(5)
+        ran.append("blocks")
+
+    def queued() -> None:
+        ran.append("queued")
+
+    async def main() -> None:
+        first = asyncio.ensure_future(runner(blocks))
+        second = asyncio.ensure_future(runner(queued))
+        await asyncio.sleep(0.05)  # both submitted; the one thread is busy
+        second.cancel()
+        await asyncio.sleep(0)
+        release.set()
+        await first
+        with pytest.raises(asyncio.CancelledError):
+            await second
+
+    try:
+        asyncio.run(main())
+    finally:
+        runner.shutdown(wait=True)
+    assert ran == ["blocks"]
+
+
+def test_asgi_thread_runner_drops_the_outcome_of_a_call_cancelled_while_it_ran() -> None:
+    runner = asgi_thread_runner()
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> str:
+        started.set()
+        release.wait(5)
+        return "late"
+
+    errors: list[dict[str, Any]] = []
+
+    async def main() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda loop, error: errors.append(error))
+        call = asyncio.ensure_future(runner(slow))
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+        call.cancel()
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        runner.shutdown(wait=True)  # the outcome has been handed to the loop
+        await asyncio.sleep(0.01)
+
+    try:
+        asyncio.run(main())
+    finally:
+        runner.shutdown()
+    assert errors == []  # setting a cancelled future would be an InvalidStateError here
+
+
+def test_asgi_thread_runner_outlives_a_closed_loop_and_restarts_after_shutdown() -> None:
+    runner = asgi_thread_runner()
+    started, release = threading.Event(), threading.Event()
+
+    def slow() -> int:
+        started.set()
+        release.wait(5)
+        return 1
+
+    async def submit() -> None:
+        call = asyncio.ensure_future(runner(slow))
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+        call.cancel()
+
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(submit())
+    loop.close()
+    release.set()  # the outcome now has no loop to go to
+    runner.shutdown(wait=True)
+
+    async def answer() -> int:
+        result: int = await runner(lambda: 5)
+        return result
+
+    try:
+        assert asyncio.run(answer()) == 5
+    finally:
+        runner.shutdown(wait=True)
+
+
+def test_asgi_thread_runner_starts_its_threads_once() -> None:
+    app = App(config=AppConfig(threads=3))
+    to_asgi(app)
+    runner: Any = app.thread_runner
+    barrier = threading.Barrier(2)
+    served_by: list[threading.Thread] = []
+
+    def serve_a_loop() -> None:
+        async def call() -> threading.Thread:
+            thread: threading.Thread = await runner(threading.current_thread)
+            return thread
+
+        barrier.wait(5)  # two event loops make their first call together
+        served_by.append(asyncio.run(call()))
+
+    loops = [threading.Thread(target=serve_a_loop) for _ in range(2)]
+    try:
+        for thread in loops:
+            thread.start()
+        for thread in loops:
+            thread.join(5)
+        assert runner._start() is runner._start()  # a started runner is not started again
+        workers = list(runner._workers)
+        assert len(workers) == 3
+        assert len(served_by) == 2
+        assert all(thread in workers for thread in served_by)
+    finally:
+        runner.shutdown(wait=True)
+    assert not any(worker.is_alive() for worker in workers)
 
 
 def test_to_wsgi_runs_startup_hooks() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 
 from sansio_http._errors import MethodNotAllowed, NotFound
 from sansio_http.routing import (
+    AllowedMethods,
     AnyConverter,
     Converter,
     RequestRedirect,
@@ -223,3 +225,207 @@ def test_build_then_match_round_trips(number: int, name: str) -> None:
 
     path = unquote(router.build("e", {"number": number, "name": name}))
     assert router.match(path) == (router.rules[0], {"number": number, "name": name})
+
+
+def test_options_is_answered_with_204_listing_the_methods(router: Router) -> None:
+    with pytest.raises(AllowedMethods) as info:
+        router.match("/users/me", "OPTIONS")
+    assert info.value.allowed == ["GET", "HEAD", "OPTIONS", "POST"]
+    response = info.value.to_response()
+    assert response.status == 204
+    assert response.headers["allow"] == "GET, HEAD, OPTIONS, POST"
+    assert response.body == b""
+    # Code that answers OPTIONS itself catches it as a MethodNotAllowed, as before.
+    assert isinstance(info.value, MethodNotAllowed)
+
+
+def test_options_taken_by_a_rule_matches_it() -> None:
+    router = Router([Rule("/x", "x"), Rule("/x", "x_options", methods=["OPTIONS"])])
+    assert router.match("/x", "OPTIONS")[0].endpoint == "x_options"
+
+
+def test_options_on_a_missing_path_is_not_found(router: Router) -> None:
+    with pytest.raises(NotFound):
+        router.match("/nope", "OPTIONS")
+
+
+def test_other_methods_still_get_405(router: Router) -> None:
+    with pytest.raises(MethodNotAllowed) as info:
+        router.match("/users/me", "PUT")
+    assert not isinstance(info.value, AllowedMethods)
+    assert info.value.to_response().status == 405
+
+
+def test_a_static_rule_of_another_method_hands_over_to_a_placeholder() -> None:
+    router = Router([Rule("/a/b", "static", methods=["POST"]), Rule("/a/<name>", "dynamic")])
+    assert router.match("/a/b", "POST")[0].endpoint == "static"
+    assert router.match("/a/b", "GET") == (router.rules[1], {"name": "b"})
+    with pytest.raises(MethodNotAllowed) as info:
+        router.match("/a/b", "PUT")
+    assert info.value.allowed == ["GET", "HEAD", "OPTIONS", "POST"]
+
+
+def test_a_dead_end_below_a_static_segment_backtracks_to_a_placeholder() -> None:
+    router = Router([Rule("/a/b/c", "static"), Rule("/a/<x>/d", "dynamic")])
+    assert router.match("/a/b/d") == (router.rules[1], {"x": "b"})
+
+
+def test_a_converter_refusing_a_segment_hands_over_to_the_next() -> None:
+    router = Router(
+        [Rule("/n/<int(max=9):n>", "digit"), Rule("/n/<word>", "word"), Rule("/n/<path:p>", "p")]
+    )
+    assert router.match("/n/7")[0].endpoint == "digit"
+    assert router.match("/n/70") == (router.rules[1], {"word": "70"})
+    assert router.match("/n/7/0") == (router.rules[2], {"p": "7/0"})
+
+
+def test_the_first_rule_added_wins_among_equals() -> None:
+    router = Router([Rule("/x/<int:a>", "first"), Rule("/x/<int:b>", "second")])
+    assert router.match("/x/1") == (router.rules[0], {"a": 1})
+
+
+def test_a_path_placeholder_gives_back_segments_to_what_follows() -> None:
+    router = Router([Rule("/p/<path:where>/edit/<int:n>", "edit")])
+    assert router.match("/p/a/edit/b/edit/3")[1] == {"where": "a/edit/b", "n": 3}
+
+
+def test_rules_added_after_a_match_are_matched() -> None:
+    router = Router([Rule("/a", "a")])
+    assert router.match("/a")[0].endpoint == "a"
+    router.add(Rule("/b/<int:id>", "b"))
+    router.add(Rule("/c", "c"))
+    assert router.match("/b/1")[0].endpoint == "b"
+    assert router.match("/c")[0].endpoint == "c"
+    assert router.allowed_methods("/c") == {"GET", "HEAD"}
+
+
+def test_defaults_and_placeholders_merge_on_every_path() -> None:
+    router = Router(
+        [
+            Rule("/s", "s", defaults={"page": 1}),
+            Rule("/d/<int:id>", "d", defaults={"page": 2}),
+            Rule("/d/<int:id>/<path:rest>", "r", defaults={"id": 0, "page": 3}),
+        ]
+    )
+    first = router.match("/s")[1]
+    assert first == {"page": 1}
+    first["page"] = 99  # a caller's change reaches neither the rule nor the next match
+    assert router.match("/s")[1] == {"page": 1}
+    assert router.match("/d/5")[1] == {"id": 5, "page": 2}
+    assert router.match("/d/5/a/b")[1] == {"id": 5, "rest": "a/b", "page": 3}
+
+
+@given(st.text())
+def test_an_int_placeholder_matches_what_its_regex_matches(text: str) -> None:
+    router = Router([Rule("/<int:id>", "id"), Rule("/<path:p>", "p")])
+    if "/" in text or not text:
+        return
+    if re.fullmatch(r"\d+", text) and len(text) <= 4300:
+        assert router.match("/" + text)[1] == {"id": int(text)}
+    elif re.fullmatch(r"[^/].*?", text):
+        assert router.match("/" + text)[1] == {"p": text}
+    else:
+        with pytest.raises(NotFound):
+            router.match("/" + text)
+
+
+@given(st.lists(st.text(alphabet="ab/\n", max_size=4), min_size=1, max_size=4))
+def test_a_path_placeholder_matches_what_its_regex_matches(parts: list[str]) -> None:
+    text = "/".join(parts)
+    router = Router([Rule("/f/<path:p>", "p")], redirect_slashes=False)
+    if re.fullmatch(r"[^/].*?", text):
+        assert router.match("/f/" + text)[1] == {"p": text}
+    else:
+        with pytest.raises(NotFound):
+            router.match("/f/" + text)
+
+
+def test_many_static_children_below_a_placeholder_keep_its_value() -> None:
+    names = [f"tab{i}" for i in range(12)]
+    router = Router([Rule(f"/u/<int:id>/{name}", name) for name in names])
+    for name in names:
+        assert router.match(f"/u/7/{name}") == (router.rules[names.index(name)], {"id": 7})
+    with pytest.raises(NotFound):
+        router.match("/u/7/other")
+
+
+def test_deep_rules_match_whatever_their_depth() -> None:
+    deep = "/" + "/".join(f"s{i}" for i in range(60)) + "/<int:n>"
+    spans = "/" + "/x/".join(f"<path:p{i}>" for i in range(12)) + "/end/<int:n>"
+    router = Router([Rule(deep, "deep"), Rule(spans, "spans")])
+    path = "/" + "/".join(f"s{i}" for i in range(60)) + "/5"
+    assert router.match(path) == (router.rules[0], {"n": 5})
+    found = "/" + "/x/".join(f"v{i}" for i in range(12)) + "/end/3"
+    assert router.match(found) == (
+        router.rules[1],
+        {**{f"p{i}": f"v{i}" for i in range(12)}, "n": 3},
+    )
+
+
+@pytest.mark.parametrize("text", ["it's", 'say "hi"', "back\\slash", "line\nfeed", "{}%s"])
+def test_static_segments_with_any_characters_match_themselves(text: str) -> None:
+    router = Router([Rule(f"/a/{text}", "static"), Rule(f"/b/<int:n>/{text}", "after")])
+    assert router.match(f"/a/{text}")[0].endpoint == "static"
+    assert router.match(f"/b/1/{text}") == (router.rules[1], {"n": 1})
+    with pytest.raises(NotFound):
+        router.match("/a/other")
+
+
+def test_a_websocket_rule_and_an_http_rule_share_a_path() -> None:
+    router = Router(
+        [Rule("/live/<int:n>", "page"), Rule("/live/<int:n>", "socket", websocket=True)]
+    )
+    assert router.match("/live/1")[0].endpoint == "page"
+    assert router.match("/live/1", websocket=True)[0].endpoint == "socket"
+    with pytest.raises(MethodNotAllowed):
+        router.match("/live/1", "POST")
+
+
+def test_several_placeholders_in_one_segment() -> None:
+    router = Router([Rule("/d/<int:year>-<int:month>", "month"), Rule("/d/<name>", "name")])
+    assert router.match("/d/2024-06") == (router.rules[0], {"year": 2024, "month": 6})
+    assert router.match("/d/2024-xx") == (router.rules[1], {"name": "2024-xx"})
+
+
+def test_an_empty_router_finds_nothing() -> None:
+    router = Router()
+    with pytest.raises(NotFound):
+        router.match("/")
+    assert router.allowed_methods("/") == set()
+
+
+def test_a_custom_converter_spanning_segments_backs_off_until_it_fits() -> None:
+    class Pair(Converter):
+        regex = "[a-z]+(?:/[a-z]+)*"
+        spans_segments = True
+
+        def to_python(self, text: str) -> tuple[str, ...]:
+            parts = tuple(text.split("/"))
+            if len(parts) > 2:
+                raise ValueError("at most two")
+            return parts
+
+    router = Router([Rule("/p/<pair:p>/<path:rest>", "pair")], converters={"pair": Pair})
+    assert router.match("/p/a/b/c/d") == (router.rules[0], {"p": ("a", "b"), "rest": "c/d"})
+    assert router.match("/p/a/1/2") == (router.rules[0], {"p": ("a",), "rest": "1/2"})
+    with pytest.raises(NotFound):
+        router.match("/p/1/2")
+
+
+def test_a_root_of_static_sections_redirects_and_refuses_like_any_other() -> None:
+    router = Router([Rule("/docs/", "docs"), Rule("/docs/<int:n>", "page", methods=["PUT"])])
+    with pytest.raises(RequestRedirect) as info:
+        router.match("/docs")
+    assert info.value.location == "/docs/"
+    with pytest.raises(NotFound):
+        router.match("/nowhere")
+    with pytest.raises(MethodNotAllowed):
+        router.match("/docs/3")
+    assert router.match("/docs/3", "PUT") == (router.rules[1], {"n": 3})
+    assert router.allowed_methods("/docs/3") == {"PUT"}
+
+
+def test_path_placeholders_of_one_name_share_their_branch() -> None:
+    router = Router([Rule("/a/<path:p>/x", "x"), Rule("/a/<path:p>/y", "y")])
+    assert router.match("/a/b/c/y") == (router.rules[1], {"p": "b/c"})
+    assert router.match("/a/b/x") == (router.rules[0], {"p": "b"})

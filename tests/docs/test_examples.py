@@ -261,3 +261,10 @@ def test_a_proxy_policy_is_applied_before_routing() -> None:
 
     response = Client(app.as_wsgi()).get("/where", headers={"x-forwarded-prefix": "/api"})
     assert response.json() == {"root": "/api", "url": "http://testserver/api/where"}
+
+
+def test_options_is_a_204_with_allow(client: Client) -> None:
+    response = client.options("/notes")
+    assert response.status_code == 204
+    assert response.content == b""
+    assert {"POST", "OPTIONS"} <= set(response.headers["allow"].split(", "))

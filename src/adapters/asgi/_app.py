@@ -20,7 +20,6 @@ import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Collection, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final
 
 from sansio_http._errors import HTTPError, InternalServerError
@@ -278,30 +277,113 @@ def _is_async(func: object) -> bool:
 
 
 class _AppRunner:
-    """The thread pool that runs an App's plain functions under ASGI.
+    """The threads that run an App's plain functions under ASGI.
 
-    Each App gets its own pool, not the server's or the event loop's default
-    one, so that blocking views of one App cannot starve another, and so
-    that its size is the App's setting (``AppConfig.threads``).
+    Each App gets its own threads, not the server's or the event loop's
+    default pool, so that blocking views of one App cannot starve another,
+    and so that their number is the App's setting (``AppConfig.threads``).
+
+    PERF: a call is one tuple put on a queue that the threads wait on, and
+    one ``call_soon_threadsafe`` back: no ``concurrent.futures.Future`` with
+    its locks, and no second future chained to it (``run_in_executor``).
     """
 
     def __init__(self, threads: int) -> None:
+        import threading
+
         self.threads = threads
-        self.pool: ThreadPoolExecutor | None = None
+        self._jobs: Any = None  # a queue.SimpleQueue while the threads run
+        self._workers: list[threading.Thread] = []
+        # NOTE: an App served by several event loops (one per thread) starts
+        # its threads once.
+        self._starting = threading.Lock()
 
     async def __call__(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        """Run ``func(*args, **kwargs)`` in the pool, in a copy of the context."""
-        if self.pool is None:
-            self.pool = ThreadPoolExecutor(self.threads, thread_name_prefix="sansio-http-app")
-        context = contextvars.copy_context()
-        call = functools.partial(context.run, func, *args, **kwargs)
-        return await asyncio.get_running_loop().run_in_executor(self.pool, call)
+        """Run ``func(*args, **kwargs)`` in a thread, in a copy of the context."""
+        jobs = self._jobs if self._jobs is not None else self._start()
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+        jobs.put((loop, future, call))
+        return await future
 
-    def shutdown(self) -> None:
-        """Let running calls finish and stop the threads."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=False)
-            self.pool = None
+    def _start(self) -> Any:
+        import queue
+        import threading
+
+        with self._starting:
+            if self._jobs is not None:
+                return self._jobs
+            jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
+            for number in range(self.threads):
+                # NOTE: daemon threads, so that a server that never runs the
+                # lifespan shutdown still exits; shutdown() stops them in order.
+                worker = threading.Thread(
+                    target=self._serve, args=(jobs,), name=f"sansio-http-app-{number}", daemon=True
+                )
+                worker.start()
+                self._workers.append(worker)
+            self._jobs = jobs
+            return jobs
+
+    @staticmethod
+    def _serve(jobs: Any) -> None:
+        """Run the calls put on ``jobs`` until it yields None."""
+        while True:
+            job = jobs.get()
+            if job is None:
+                return
+            _AppRunner._work(*job)
+            del job  # NOTE: drop the call's arguments before waiting again
+
+    @staticmethod
+    def _work(
+        loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], call: Callable[[], Any]
+    ) -> None:
+        """Run ``call`` in a worker thread and hand its outcome to the loop."""
+        if future.cancelled():
+            return  # the caller gave up while the call waited for a thread
+        try:
+            outcome: tuple[Any, BaseException | None] = (call(), None)
+        except BaseException as exc:
+            outcome = (None, exc)
+        try:
+            loop.call_soon_threadsafe(_AppRunner._settle, future, *outcome)
+        except RuntimeError:
+            pass  # the loop is closed: nobody waits for the outcome any more
+
+    @staticmethod
+    def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
+        """Set the outcome of a call on its future, on the loop's thread."""
+        if future.cancelled():
+            return
+        if error is None:
+            future.set_result(result)
+        elif isinstance(error, StopIteration):
+            # A future cannot hold StopIteration (it would end the awaiting
+            # generator silently); asyncio's tasks turn it into this error too.
+            replaced = RuntimeError("the function raised StopIteration")
+            replaced.__cause__ = error
+            future.set_exception(replaced)
+        else:
+            future.set_exception(error)
+
+    def shutdown(self, wait: bool = False) -> None:
+        """Let running and waiting calls finish, then stop the threads.
+
+        Args:
+            wait: Whether to wait until the threads have stopped.
+        """
+        with self._starting:
+            jobs, workers = self._jobs, self._workers
+            if jobs is None:
+                return
+            self._jobs, self._workers = None, []
+        for _ in workers:
+            jobs.put(None)
+        if wait:
+            for worker in workers:
+                worker.join()
 
 
 def to_asgi(

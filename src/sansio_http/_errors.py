@@ -91,10 +91,41 @@ class HTTPError(Exception):
     status: ClassVar[int] = 500
     description: ClassVar[str] = "The server could not complete the request."
 
+    # PERF: routing raises a NotFound per unknown path, so building an error
+    # is kept cheap: no instance dict unless a detail or headers are given
+    # (their class defaults stand in), and no call to Exception.__init__
+    # through super(), which costs more than the rest of this constructor.
+    _detail: str | None = None
+    _headers: dict[str, str] | None = None
+
     def __init__(self, detail: str | None = None, *, headers: Mapping[str, str] | None = None):
-        super().__init__(detail)
-        self.detail: str = self.description if detail is None else detail
-        self.headers: dict[str, str] = dict(headers) if headers else {}
+        self.args = (detail,)
+        if detail is not None:
+            self._detail = detail
+        if headers:
+            self._headers = dict(headers)
+
+    @property
+    def detail(self) -> str:
+        """Text for the client; the class's :attr:`description` by default."""
+        detail = self._detail
+        return self.description if detail is None else detail
+
+    @detail.setter
+    def detail(self, detail: str) -> None:
+        self._detail = detail
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Extra header fields of the error response, such as ``Allow``."""
+        headers = self._headers
+        if headers is None:
+            headers = self._headers = {}
+        return headers
+
+    @headers.setter
+    def headers(self, headers: dict[str, str]) -> None:
+        self._headers = headers
 
     @property
     def reason(self) -> str:
@@ -130,7 +161,7 @@ class HTTPError(Exception):
         else:
             body = self._html()
             content_type = "text/html; charset=utf-8"
-        return Response(body, self.status, self.headers, content_type)
+        return Response(body, self.status, self._headers or None, content_type)
 
     def _html(self) -> str:
         title = escape(f"{self.status} {self.reason}")

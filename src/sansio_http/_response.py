@@ -79,6 +79,30 @@ def _with_charset(content_type: str) -> str:
     return content_type
 
 
+# The encoded Content-Type field and the charset of each content type given to a
+# Response alone, so that each distinct value is checked and parsed once. Bounded:
+# applications use a handful, and one that made them from input cannot grow it.
+_CONTENT_TYPES: dict[str, tuple[tuple[bytes, bytes], str]] = {}
+_MAX_CONTENT_TYPES: Final = 64
+
+
+def _content_type_field(content_type: str) -> tuple[tuple[bytes, bytes], str]:
+    """Return the encoded Content-Type field of ``content_type``, and its charset.
+
+    Raises:
+        TypeError: ``content_type`` is not a ``str``.
+        HeaderValueError: It cannot be sent (CR, LF, NUL, or not latin-1).
+    """
+    value = _with_charset(content_type)
+    checked = MutableHeaders()
+    checked["content-type"] = value  # the checks of every header field
+    charset = parse_options_header(value)[1].get("charset") or "utf-8"
+    known = (checked.raw()[0], charset)
+    if len(_CONTENT_TYPES) < _MAX_CONTENT_TYPES:
+        _CONTENT_TYPES[content_type] = known
+    return known
+
+
 class Response:
     """A response as values: status, header fields and a body to send.
 
@@ -125,6 +149,28 @@ class Response:
         if type(status) is not int or not 100 <= status <= 599:
             status = _checked_status(status)
         self._status = status
+        if headers is None and content_type is not None and type(body) in (str, bytes):
+            # PERF: a content type given alone is checked and encoded once per distinct
+            # value (the generic path parses it, and sets two fields, for each response).
+            known = _CONTENT_TYPES.get(content_type)
+            if known is None:
+                known = _content_type_field(content_type)
+            field, charset = known
+            if type(body) is str:
+                try:
+                    data = body.encode(charset)
+                except LookupError as exc:
+                    raise ValueError(f"unknown charset {charset!r} in the content type") from exc
+            else:
+                data = body  # type: ignore[assignment]
+            self._body = data
+            self._headers = None
+            self._fields = (
+                [field]
+                if _has_no_length(status)
+                else [field, (b"content-length", b"%d" % len(data))]
+            )
+            return
         if headers is None and content_type is None:
             # PERF: the common Response("text") and Response(b"data") skip the generic
             # path: their fields are known to be valid, so they are stored encoded.

@@ -113,8 +113,18 @@ class ResponseSender:
             "headers": response.raw_headers(),
         }
         if isinstance(body, bytes):
-            await self._start(start)
-            await self._send_body(b"" if head else body, more=False)
+            # PERF: the usual case inline, two sends and no helper coroutines;
+            # as _start and _emit would, it marks the head sent, or the client gone.
+            self.started = True
+            send = self._send
+            try:
+                await send(start)
+                await send(
+                    {"type": self._body_type, "body": b"" if head else body, "more_body": False}
+                )
+            except OSError:
+                self.client_gone = True
+                raise
         elif head:
             await _close_body(body)
             await self._start(start)

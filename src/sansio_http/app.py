@@ -43,6 +43,7 @@ __all__ = [
 
 P = ParamSpec("P")
 R = TypeVar("R")
+T = TypeVar("T")
 F = TypeVar("F", bound=Callable[..., Any])
 
 log = logging.getLogger("sansio_http.app")
@@ -53,7 +54,6 @@ CoroutineRunner = Callable[[Coroutine[Any, Any, Any]], Any]
 ThreadRunner = Callable[..., Awaitable[Any]]
 
 _request_var: contextvars.ContextVar[Request] = contextvars.ContextVar("sansio_http.request")
-_endpoint_var: contextvars.ContextVar[str] = contextvars.ContextVar("sansio_http.endpoint")
 
 
 class _CurrentRequest:
@@ -304,12 +304,41 @@ class Blueprint(_Scaffold):
         self.url_prefix = url_prefix
 
 
-@dataclasses.dataclass
 class _Endpoint:
-    """What dispatch needs of a rule: its view and the scopes around it."""
+    """What dispatch needs of a rule: its view and the scopes around it.
 
-    view: Callable[..., Any]
-    scopes: tuple[_Scaffold, ...]
+    Attributes:
+        view: The view as registered.
+        scopes: The App, then each blueprint around the view, outermost first.
+        blueprints: The scopes after the App.
+        sync_view: The view as :meth:`App.ensure_sync` converted it.
+        async_view: The view as :meth:`App.ensure_async` converted it.
+    """
+
+    # PERF: slots, and the converted views kept here, so that dispatch reads
+    # each in one step.
+    __slots__ = ("async_view", "blueprints", "scopes", "sync_view", "view")
+
+    def __init__(
+        self,
+        view: Callable[..., Any],
+        scopes: tuple[_Scaffold, ...],
+        sync_view: Callable[..., Any],
+        async_view: Callable[..., Awaitable[Any]],
+    ) -> None:
+        self.view = view
+        self.scopes = scopes
+        self.blueprints = scopes[1:]
+        self.sync_view = sync_view
+        self.async_view = async_view
+
+
+def _hooked(scopes: tuple[_Scaffold, ...]) -> bool:
+    """Whether any of the scopes has a before, after or teardown hook."""
+    for scope in scopes:
+        if scope.before_request_funcs or scope.after_request_funcs or scope.teardown_request_funcs:
+            return True
+    return False
 
 
 def _join(prefix: str | None, rule: str) -> str:
@@ -356,8 +385,13 @@ class App(_Scaffold):
         self.shutdown_funcs: list[Callable[..., Any]] = []
         self.coroutine_runner: CoroutineRunner | None = None
         self.thread_runner: ThreadRunner | None = None
+        # The scopes of what is not routed to a view: the App's alone.
+        self._scopes: tuple[_Scaffold, ...] = (self,)
         self._sync_cache: dict[Callable[..., Any], Callable[..., Any]] = {}
         self._async_cache: dict[Callable[..., Any], Callable[..., Awaitable[Any]]] = {}
+        # PERF: the plain middleware hooks that never block, which the async
+        # driver calls directly rather than through a coroutine.
+        self._inline_hooks: set[Callable[..., Any]] = set()
         #: The registered middleware, outermost first (see :meth:`add_middleware`).
         self.middleware: list[Any] = []
         # Per middleware, its (process_request, process_response) hooks, None
@@ -403,7 +437,6 @@ class App(_Scaffold):
         if existing is not None and existing.view is not view:
             raise ValueError(f"endpoint {endpoint!r} is already taken by another view")
         self.router.add(Rule(rule, endpoint, **options))
-        self.endpoints[endpoint] = _Endpoint(view, scopes)
         # Blueprint functions get the App's conversion when registered.
         for scope in scopes:
             for func in (
@@ -414,6 +447,9 @@ class App(_Scaffold):
             ):
                 self._prepare(func)
         self._prepare(view)
+        self.endpoints[endpoint] = _Endpoint(
+            view, scopes, self._sync_cache[view], self._async_cache[view]
+        )
 
     def _prepare(self, func: Callable[..., Any]) -> None:
         # Convert once, at registration, through the App's (maybe overridden)
@@ -470,6 +506,7 @@ class App(_Scaffold):
         # A plain hook that never blocks runs inline under ASGI too: a thread
         # hop per request would cost more than the hook itself.
         self._sync_cache[hook] = hook
+        self._inline_hooks.add(hook)
 
         async def inline(*args: Any, **kwargs: Any) -> Any:
             return hook(*args, **kwargs)
@@ -519,7 +556,7 @@ class App(_Scaffold):
                 raise RuntimeError("an external URL needs a request for its host")
             base_url = f"{request.scheme}://{request.host}"
         if endpoint.startswith("."):
-            current = _endpoint_var.get("")
+            current = self._endpoint_of(request) if request is not None else ""
             endpoint = current.rpartition(".")[0] + endpoint
         return self.router.build(
             endpoint,
@@ -609,22 +646,48 @@ class App(_Scaffold):
         """
         token = _request_var.set(request)
         try:
-            pipeline = self._pipeline(request, propagate)
-            sent: Any = None
-            error: BaseException | None = None
-            while True:
-                try:
-                    if error is not None:
-                        func, args, kwargs = pipeline.throw(error)
-                    else:
-                        func, args, kwargs = pipeline.send(sent)
-                except StopIteration as done:
-                    return cast(Response, done.value)
-                error = None
-                try:
-                    sent = self._sync(func)(*args, **kwargs)
-                except BaseException as exc:
-                    error = exc
+            if self.before_request_funcs or self.after_request_funcs or self.teardown_request_funcs:
+                return self._run_sync(self._pipeline(request, propagate))
+            # PERF: without hooks on the App, the pipeline comes down to the
+            # process_request hooks, routing, the view and make_response: they
+            # are called here, and the parts of the pipeline run only for what
+            # needs them (an error, process_response hooks, blueprint hooks).
+            # The order of work and its outcome stay those of _pipeline.
+            scopes = self._scopes
+            entered: list[Callable[..., Any]] = []
+            failed: Exception | None = None
+            try:
+                early: Response | None = None
+                for process_request, process_response in self._middleware_hooks:
+                    if process_request is not None:
+                        result = self._sync(process_request)(request)
+                        if result is not None:
+                            early = self.make_response(result, process_request)
+                            break
+                    if process_response is not None:
+                        entered.append(process_response)
+                answer = self._match(request) if early is None else early
+                if not isinstance(answer, Response):
+                    endpoint, values = answer
+                    scopes = endpoint.scopes
+                    # With hooks on a blueprint around the view, the pipeline runs.
+                    if not endpoint.blueprints or not _hooked(endpoint.blueprints):
+                        result = endpoint.sync_view(request, **values)
+                        answer = self.make_response(result, endpoint.view)
+            except Exception as exc:
+                failed = exc
+            if failed is not None:
+                answer, _ = self._run_sync(
+                    self._handle_exception(request, failed, scopes, propagate)
+                )
+            if not isinstance(answer, Response):
+                return self._run_sync(self._pipeline(request, propagate, answer, entered))
+            response = answer
+            if entered:
+                response, _ = self._run_sync(
+                    self._exit_middleware(request, response, entered, propagate)
+                )
+            return response
         finally:
             _request_var.reset(token)
 
@@ -642,41 +705,119 @@ class App(_Scaffold):
         """
         token = _request_var.set(request)
         try:
-            pipeline = self._pipeline(request, propagate)
-            sent: Any = None
-            error: BaseException | None = None
-            while True:
-                try:
-                    if error is not None:
-                        func, args, kwargs = pipeline.throw(error)
-                    else:
-                        func, args, kwargs = pipeline.send(sent)
-                except StopIteration as done:
-                    return cast(Response, done.value)
-                error = None
-                try:
-                    sent = await self._async(func)(*args, **kwargs)
-                except BaseException as exc:
-                    # Cancellation too: teardown hooks still run.
-                    error = exc
+            if self.before_request_funcs or self.after_request_funcs or self.teardown_request_funcs:
+                return await self._run_async(self._pipeline(request, propagate))
+            # PERF: as in dispatch_sync; a plain middleware hook that does not
+            # block is called without a coroutine around it.
+            scopes = self._scopes
+            entered: list[Callable[..., Any]] = []
+            failed: Exception | None = None
+            try:
+                early: Response | None = None
+                for process_request, process_response in self._middleware_hooks:
+                    if process_request is not None:
+                        if process_request in self._inline_hooks:
+                            result = process_request(request)
+                        else:
+                            result = await self._async(process_request)(request)
+                        if result is not None:
+                            early = self.make_response(result, process_request)
+                            break
+                    if process_response is not None:
+                        entered.append(process_response)
+                answer = self._match(request) if early is None else early
+                if not isinstance(answer, Response):
+                    endpoint, values = answer
+                    scopes = endpoint.scopes
+                    # With hooks on a blueprint around the view, the pipeline runs.
+                    if not endpoint.blueprints or not _hooked(endpoint.blueprints):
+                        result = await endpoint.async_view(request, **values)
+                        answer = self.make_response(result, endpoint.view)
+            except Exception as exc:
+                # A cancellation is no Exception: it propagates, as it would
+                # from the pipeline when there are no teardown hooks to run.
+                failed = exc
+            if failed is not None:
+                answer, _ = await self._run_async(
+                    self._handle_exception(request, failed, scopes, propagate)
+                )
+            if not isinstance(answer, Response):
+                return await self._run_async(self._pipeline(request, propagate, answer, entered))
+            response = answer
+            if entered:
+                response, _ = await self._run_async(
+                    self._exit_middleware(request, response, entered, propagate)
+                )
+            return response
         finally:
             _request_var.reset(token)
 
-    def _pipeline(self, request: Request, propagate: bool = False) -> _Pipeline:
+    def _run_sync(self, steps: Generator[_Call, Any, T]) -> T:
+        """Drive a pipeline from sync code: call each function it yields."""
+        sent: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                if error is not None:
+                    func, args, kwargs = steps.throw(error)
+                else:
+                    func, args, kwargs = steps.send(sent)
+            except StopIteration as done:
+                return cast(T, done.value)
+            error = None
+            try:
+                sent = self._sync(func)(*args, **kwargs)
+            except BaseException as exc:
+                error = exc
+
+    async def _run_async(self, steps: Generator[_Call, Any, T]) -> T:
+        """Drive a pipeline from async code: await each function it yields."""
+        sent: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                if error is not None:
+                    func, args, kwargs = steps.throw(error)
+                else:
+                    func, args, kwargs = steps.send(sent)
+            except StopIteration as done:
+                return cast(T, done.value)
+            error = None
+            try:
+                if func in self._inline_hooks:
+                    sent = func(*args, **kwargs)
+                else:
+                    sent = await self._async(func)(*args, **kwargs)
+            except BaseException as exc:
+                # Cancellation too: teardown hooks still run.
+                error = exc
+
+    def _pipeline(
+        self,
+        request: Request,
+        propagate: bool = False,
+        routed: tuple[_Endpoint, dict[str, Any]] | None = None,
+        entered: list[Callable[..., Any]] | None = None,
+    ) -> _Pipeline:
         """Yield each call that answering ``request`` takes; return the response.
 
-        The teardown hooks get ``failure``: the last exception that no error
-        handler took and that is not an :class:`HTTPError`, whether it was
-        answered with a 500 or propagated, or a ``BaseException`` such as a
-        cancellation; None otherwise (Flask's rule).
+        ``routed`` is the endpoint and values of a request that the caller
+        routed already, after the process_request hooks, and ``entered`` the
+        process_response hooks of the middleware it went through. The teardown
+        hooks get ``failure``: the last exception that no error handler took
+        and that is not an :class:`HTTPError`, whether it was answered with a
+        500 or propagated, or a ``BaseException`` such as a cancellation;
+        None otherwise (Flask's rule).
         """
         scopes: tuple[_Scaffold, ...] = (self,)
         failure: BaseException | None = None
-        # The process_response hooks of the middleware entered so far.
-        entered: list[Callable[..., Any]] | None = None
         try:
             try:
-                if self._middleware_hooks:
+                # The process_response hooks of the middleware entered so far
+                # go into ``entered``.
+                if routed is not None:
+                    found: tuple[_Endpoint, dict[str, Any]] | Response = routed
+                elif self._middleware_hooks:
                     entered = []
                     early = yield from self._enter_middleware(request, entered)
                     found = self._match(request) if early is None else early
@@ -742,15 +883,28 @@ class App(_Scaffold):
         """Return the endpoint and values for a request, or the OPTIONS answer."""
         try:
             rule, values = self.router.match(
-                request.path, request.method, websocket=request.scheme in ("ws", "wss")
+                request.path, request.method, websocket=request.scheme in _WEBSOCKET_SCHEMES
             )
         except MethodNotAllowed as exc:
             if request.method != "OPTIONS":
                 raise
             # RFC 9110 §9.3.7: answer OPTIONS with what the resource allows.
             return Response(b"", status=204, headers={"Allow": ", ".join(exc.allowed)})
-        _endpoint_var.set(rule.endpoint)
         return self.endpoints[rule.endpoint], values
+
+    def _endpoint_of(self, request: Request) -> str:
+        """Return the endpoint a request is routed to, or "" when none is.
+
+        PERF: routing again here, for the rare relative ``url_for``, spares
+        every request a context variable for its endpoint.
+        """
+        try:
+            rule, _ = self.router.match(
+                request.path, request.method, websocket=request.scheme in _WEBSOCKET_SCHEMES
+            )
+        except HTTPError:
+            return ""
+        return rule.endpoint
 
     def _respond(
         self, request: Request, endpoint: _Endpoint, values: dict[str, Any]
@@ -928,6 +1082,7 @@ class App(_Scaffold):
 
 
 _OCTET_STREAM = "application/octet-stream"
+_WEBSOCKET_SCHEMES = ("ws", "wss")
 
 
 def _bad_return(view: Callable[..., Any] | None, what: str) -> str:

@@ -31,6 +31,9 @@ from benchmarks.test_bench_wsgi import ENVIRON, EXPECTED, HELLO, PATH, browser_e
 from sansio_http import App, JSONResponse, Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 
+# The view's text as a constant, as the bare handler has it: no decoding in the timing.
+HELLO_TEXT = HELLO.decode()
+
 # -- environ -> request -----------------------------------------------------------------
 
 
@@ -60,7 +63,7 @@ def test_hello_world_app(benchmark: BenchmarkFixture) -> None:
 
     @app.get(PATH)
     def hello(request: WSGIRequest) -> Response:
-        return Response(HELLO.decode())
+        return Response(HELLO_TEXT)
 
     wsgi = mount_wsgi(app)
     benchmark.extra_info["implementation"] = "sansio-http App"

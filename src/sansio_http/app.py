@@ -385,6 +385,10 @@ class App(_Scaffold):
         self.shutdown_funcs: list[Callable[..., Any]] = []
         self.coroutine_runner: CoroutineRunner | None = None
         self.thread_runner: ThreadRunner | None = None
+        # The answers of _match for static rules, by path and method, and the
+        # router they come from.
+        self._static: dict[tuple[str, str], tuple[_Endpoint, dict[str, Any]]] = {}
+        self._static_router: Router | None = None
         # The scopes of what is not routed to a view: the App's alone.
         self._scopes: tuple[_Scaffold, ...] = (self,)
         self._sync_cache: dict[Callable[..., Any], Callable[..., Any]] = {}
@@ -437,6 +441,7 @@ class App(_Scaffold):
         if existing is not None and existing.view is not view:
             raise ValueError(f"endpoint {endpoint!r} is already taken by another view")
         self.router.add(Rule(rule, endpoint, **options))
+        self._static.clear()  # an endpoint may be registered again, with other scopes
         # Blueprint functions get the App's conversion when registered.
         for scope in scopes:
             for func in (
@@ -654,33 +659,30 @@ class App(_Scaffold):
             # needs them (an error, process_response hooks, blueprint hooks).
             # The order of work and its outcome stay those of _pipeline.
             scopes = self._scopes
-            entered: list[Callable[..., Any]] = []
+            entered: list[Callable[..., Any]] | None = None
             failed: Exception | None = None
             try:
                 early: Response | None = None
-                for process_request, process_response in self._middleware_hooks:
-                    if process_request is not None:
-                        result = self._sync(process_request)(request)
-                        if result is not None:
-                            early = self.make_response(result, process_request)
-                            break
-                    if process_response is not None:
-                        entered.append(process_response)
+                if self._middleware_hooks:
+                    entered = []
+                    early = self._enter_middleware_sync(request, entered)
                 answer = self._match(request) if early is None else early
-                if not isinstance(answer, Response):
+                if isinstance(answer, tuple):
                     endpoint, values = answer
                     scopes = endpoint.scopes
                     # With hooks on a blueprint around the view, the pipeline runs.
                     if not endpoint.blueprints or not _hooked(endpoint.blueprints):
                         result = endpoint.sync_view(request, **values)
                         answer = self.make_response(result, endpoint.view)
+                        if entered is None:
+                            return answer
             except Exception as exc:
                 failed = exc
             if failed is not None:
                 answer, _ = self._run_sync(
                     self._handle_exception(request, failed, scopes, propagate)
                 )
-            if not isinstance(answer, Response):
+            if isinstance(answer, tuple):
                 return self._run_sync(self._pipeline(request, propagate, answer, entered))
             response = answer
             if entered:
@@ -707,32 +709,38 @@ class App(_Scaffold):
         try:
             if self.before_request_funcs or self.after_request_funcs or self.teardown_request_funcs:
                 return await self._run_async(self._pipeline(request, propagate))
-            # PERF: as in dispatch_sync; a plain middleware hook that does not
-            # block is called without a coroutine around it.
+            # PERF: as in dispatch_sync.
             scopes = self._scopes
-            entered: list[Callable[..., Any]] = []
+            entered: list[Callable[..., Any]] | None = None
             failed: Exception | None = None
             try:
                 early: Response | None = None
-                for process_request, process_response in self._middleware_hooks:
-                    if process_request is not None:
-                        if process_request in self._inline_hooks:
-                            result = process_request(request)
-                        else:
-                            result = await self._async(process_request)(request)
-                        if result is not None:
-                            early = self.make_response(result, process_request)
-                            break
-                    if process_response is not None:
-                        entered.append(process_response)
+                if self._middleware_hooks:
+                    # PERF: the process_request hooks inline (a coroutine of
+                    # their own costs as much as a small hook), and a plain
+                    # hook that does not block called without a coroutine.
+                    entered = []
+                    for process_request, process_response in self._middleware_hooks:
+                        if process_request is not None:
+                            if process_request in self._inline_hooks:
+                                result = process_request(request)
+                            else:
+                                result = await self._async(process_request)(request)
+                            if result is not None:
+                                early = self.make_response(result, process_request)
+                                break
+                        if process_response is not None:
+                            entered.append(process_response)
                 answer = self._match(request) if early is None else early
-                if not isinstance(answer, Response):
+                if isinstance(answer, tuple):
                     endpoint, values = answer
                     scopes = endpoint.scopes
                     # With hooks on a blueprint around the view, the pipeline runs.
                     if not endpoint.blueprints or not _hooked(endpoint.blueprints):
                         result = await endpoint.async_view(request, **values)
                         answer = self.make_response(result, endpoint.view)
+                        if entered is None:
+                            return answer
             except Exception as exc:
                 # A cancellation is no Exception: it propagates, as it would
                 # from the pipeline when there are no teardown hooks to run.
@@ -741,7 +749,7 @@ class App(_Scaffold):
                 answer, _ = await self._run_async(
                     self._handle_exception(request, failed, scopes, propagate)
                 )
-            if not isinstance(answer, Response):
+            if isinstance(answer, tuple):
                 return await self._run_async(self._pipeline(request, propagate, answer, entered))
             response = answer
             if entered:
@@ -751,6 +759,19 @@ class App(_Scaffold):
             return response
         finally:
             _request_var.reset(token)
+
+    def _enter_middleware_sync(
+        self, request: Request, entered: list[Callable[..., Any]]
+    ) -> Response | None:
+        """Run the process_request hooks from sync code, as _enter_middleware does."""
+        for process_request, process_response in self._middleware_hooks:
+            if process_request is not None:
+                result = self._sync(process_request)(request)
+                if result is not None:
+                    return self.make_response(result, process_request)
+            if process_response is not None:
+                entered.append(process_response)
+        return None
 
     def _run_sync(self, steps: Generator[_Call, Any, T]) -> T:
         """Drive a pipeline from sync code: call each function it yields."""
@@ -881,16 +902,29 @@ class App(_Scaffold):
 
     def _match(self, request: Request) -> tuple[_Endpoint, dict[str, Any]] | Response:
         """Return the endpoint and values for a request, or the OPTIONS answer."""
+        path, method = request.path, request.method
+        websocket = request.scheme in _WEBSOCKET_SCHEMES
+        if not websocket and self._static_router is self.router:
+            found = self._static.get((path, method))
+            if found is not None:
+                return found
         try:
-            rule, values = self.router.match(
-                request.path, request.method, websocket=request.scheme in _WEBSOCKET_SCHEMES
-            )
+            rule, values = self.router.match(path, method, websocket=websocket)
         except MethodNotAllowed as exc:
-            if request.method != "OPTIONS":
+            if method != "OPTIONS":
                 raise
             # RFC 9110 §9.3.7: answer OPTIONS with what the resource allows.
             return Response(b"", status=204, headers={"Allow": ", ".join(exc.allowed)})
-        return self.endpoints[rule.endpoint], values
+        found = self.endpoints[rule.endpoint], values
+        if not (websocket or rule.converters) and len(self._static) < _MAX_STATIC:
+            # PERF: the router answers a path that a rule without placeholders
+            # takes with that rule whatever rules come after (the first static
+            # rule of a path and method wins), so the answer is kept.
+            if self._static_router is not self.router:
+                self._static = {}
+                self._static_router = self.router
+            self._static[path, method] = found
+        return found
 
     def _endpoint_of(self, request: Request) -> str:
         """Return the endpoint a request is routed to, or "" when none is.
@@ -1083,6 +1117,9 @@ class App(_Scaffold):
 
 _OCTET_STREAM = "application/octet-stream"
 _WEBSOCKET_SCHEMES = ("ws", "wss")
+# The most (path, method) answers of static rules an App keeps: more than
+# the static rules of most applications times their methods.
+_MAX_STATIC = 1024
 
 
 def _bad_return(view: Callable[..., Any] | None, what: str) -> str:

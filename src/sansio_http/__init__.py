@@ -62,6 +62,8 @@ from sansio_http._formdata import safe_filename as safe_filename
 from sansio_http._forms import FormCollector as FormCollector
 from sansio_http._forms import FormDecoder as FormDecoder
 from sansio_http._forms import FormEventDecoder as FormEventDecoder
+from sansio_http._head import HeadLimits as HeadLimits
+from sansio_http._head import check_head as check_head
 from sansio_http._headers import Headers as Headers
 from sansio_http._headers import HeaderValueError as HeaderValueError
 from sansio_http._headers import MutableHeaders as MutableHeaders
@@ -111,6 +113,7 @@ __all__ = [
     "Gone",
     "HTTPError",
     "HTTPVersionNotSupported",
+    "HeadLimits",
     "HeaderValueError",
     "Headers",
     "ImATeapot",
@@ -144,6 +147,7 @@ __all__ = [
     "UploadedFile",
     "__version__",
     "abort",
+    "check_head",
     "content_disposition",
     "current_request",
     "decode_json",

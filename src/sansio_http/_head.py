@@ -26,6 +26,7 @@ from sansio_http._errors import (
     RequestHeaderFieldsTooLarge,
     RequestURITooLong,
 )
+from sansio_http._errors import NotImplemented as MethodNotImplemented
 from sansio_http._response import Response
 
 __all__ = [
@@ -157,7 +158,7 @@ def check_target(
     if method == "CONNECT":
         # RFC 9110 §9.3.6: a tunnel is a proxy's job; §9.1 answers a method
         # the server does not implement with 501.
-        raise NotImplementedError("CONNECT is not supported")
+        raise MethodNotImplemented("CONNECT is not supported")
     if target == b"*":
         if method != "OPTIONS":
             raise BadRequest("The asterisk target is only valid for OPTIONS")

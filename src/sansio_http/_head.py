@@ -231,6 +231,7 @@ def check_head(
     http_version: str,
     fields: Sequence[tuple[bytes, bytes]],
     limits: HeadLimits = DEFAULT_HEAD_LIMITS,
+    query: bytes = b"",
 ) -> Response | None:
     """Refuse a request head the application must not see.
 
@@ -240,12 +241,15 @@ def check_head(
 
     Args:
         method: The request method.
-        target: The request target as sent, query included.
+        target: The request target as sent: with its query, or without it
+            when ``query`` holds it.
         path: The decoded path the server derived from the target.
         http_version: ``"1.0"``, ``"1.1"``, ``"2"`` or ``"3"``.
         fields: The header fields as ``(name, value)`` bytes, as ASGI servers
             give them; names in any case.
         limits: The limits to apply.
+        query: The query string without its ``?``, when ``target`` does not
+            hold it (an ASGI scope keeps the two apart).
 
     Returns:
         None to let the application answer, or the response to send
@@ -255,26 +259,30 @@ def check_head(
         HTTPError: 414 or 431 past a limit, 400 or 413 as the checks above
             say, 501 for CONNECT.
     """
-    if len(target) > limits.max_target_size:
+    target_size = len(target) + len(query) + 1 if query else len(target)
+    if target_size > limits.max_target_size:
         raise RequestURITooLong(f"The request target is longer than {limits.max_target_size} bytes")
     if len(fields) > limits.max_header_count:
         raise RequestHeaderFieldsTooLarge(f"More than {limits.max_header_count} header fields")
     # As the development server counts: "METHOD target HTTP/1.1" and CRLF,
     # then "name: value" and CRLF for each field.
-    size = len(method) + len(target) + 12 + 4 * len(fields)
+    size = len(method) + target_size + 12 + 4 * len(fields)
     host_count = 0
     host = None
-    lengths: list[str] = []
+    lengths: list[str] | None = None
     transfer_encoding = False
+    watched = _WATCHED_SIZES
     for name, value in fields:
         name_size = len(name)
         size += name_size + len(value)
-        if name_size in _WATCHED_SIZES:
+        if name_size in watched:
             name = name.lower()
             if name == _HOST:
                 host_count += 1
                 host = value
             elif name == _CONTENT_LENGTH:
+                if lengths is None:
+                    lengths = []
                 lengths.append(value.decode("latin-1"))
             elif name == _TRANSFER_ENCODING:
                 transfer_encoding = True
@@ -286,8 +294,10 @@ def check_head(
     # case's: one Host, no Content-Length, an origin-form target.
     if host_count != 1:
         check_host(host_count, http_version)
-    if lengths:
+    if lengths is not None:
         check_framing(lengths, transfer_encoding)
     if target[:1] == b"/" and path[:1] == "/" and method != "CONNECT":
         return None
+    if query:
+        target += b"?" + query
     return check_target(method, target, path, host, limits)

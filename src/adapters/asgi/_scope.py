@@ -37,9 +37,6 @@ def check_scope(scope: Any, limits: HeadLimits) -> Response | None:
     # raw_path is optional in the ASGI specification; the decoded path is
     # the best guess at the target without it.
     target: bytes = scope.get("raw_path") or path.encode("utf-8", "surrogatepass")
-    query: bytes = scope.get("query_string")
-    if query:
-        target += b"?" + query
     return check_head(
         scope.get("method", "GET"),
         target,
@@ -47,6 +44,7 @@ def check_scope(scope: Any, limits: HeadLimits) -> Response | None:
         scope.get("http_version", "1.1"),
         scope["headers"],
         limits,
+        scope.get("query_string", b""),
     )
 
 

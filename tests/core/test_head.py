@@ -58,7 +58,15 @@ def test_the_limits_are_the_development_servers() -> None:
 
 
 def test_an_ordinary_request_passes() -> None:
-    fields = [*HOST, (b"accept", b"*/*"), (b"content-length", b"3")]
+    # sec-fetch-dest and x-forwarded-proto have the lengths of the names
+    # checked (content-length, transfer-encoding) without being them.
+    fields = [
+        *HOST,
+        (b"accept", b"*/*"),
+        (b"sec-fetch-dest", b"document"),
+        (b"x-forwarded-proto", b"https"),
+        (b"content-length", b"3"),
+    ]
     assert check(b"/a/b?c=d", fields, method="POST") is None
 
 
@@ -331,3 +339,17 @@ def test_no_content_length_is_none() -> None:
 def test_limits_are_frozen() -> None:
     with pytest.raises(dataclasses.FrozenInstanceError):
         HeadLimits().max_header_count = 1  # type: ignore[misc]
+
+
+def test_a_query_kept_apart_counts_toward_the_target() -> None:
+    # An ASGI scope holds the query apart from raw_path.
+    limits = HeadLimits(max_target_size=10)
+    assert check_head("GET", b"/abcd", "/abcd", "1.1", HOST, limits, b"q=12") is None
+    with pytest.raises(RequestURITooLong):
+        check_head("GET", b"/abcd", "/abcd", "1.1", HOST, limits, b"q=123")
+
+
+def test_a_query_after_the_asterisk_is_not_the_asterisk_form() -> None:
+    with pytest.raises(BadRequest):
+        check_head("OPTIONS", b"*", "*", "1.1", HOST, HeadLimits(), b"x")
+    assert check_head("GET", b"http://example.com/p", "/p", "1.1", HOST, HeadLimits(), b"q") is None

@@ -13,10 +13,11 @@ from typing import Any
 
 import pytest
 
-from sansio_http import App, HeadLimits
+from sansio_http import App, BadRequest, HeadLimits, RequestEntityTooLarge
 from sansio_http._response import Response
 from sansio_http.testing import Client
 from sansio_http.wsgi import WSGIRequest, to_wsgi, wsgi_app
+from sansio_http.wsgi._input import InputStream, content_length
 
 from .conftest import Result, make_environ, run
 
@@ -211,3 +212,15 @@ def test_the_test_client_sees_the_refusals() -> None:
     assert client.get("/a", headers={"content-length": "9" * 20}).status_code == 413
     many = {f"x-{index}": "1" for index in range(5)}
     assert client.get("/a", headers=many).status_code == 431
+
+
+def test_the_input_stream_refuses_what_no_body_can_have_without_a_limit() -> None:
+    # For callers that read a WSGIRequest outside wsgi_app's checks.
+    environ = make_environ("POST", content_length="9" * 30, wsgi_input=io.BytesIO())
+    with pytest.raises(RequestEntityTooLarge):
+        InputStream(environ)
+
+
+def test_a_content_length_that_is_not_text_is_400() -> None:
+    with pytest.raises(BadRequest):
+        content_length({"CONTENT_LENGTH": 12})

@@ -18,7 +18,7 @@ from sansio_http._errors import (
     RequestHeaderFieldsTooLarge,
     RequestURITooLong,
 )
-from sansio_http._head import TOO_LARGE, parse_content_length
+from sansio_http._head import TOO_LARGE, check_framing, check_target, parse_content_length
 from sansio_http._response import Response
 from sansio_http.server import Config
 
@@ -353,3 +353,14 @@ def test_a_query_after_the_asterisk_is_not_the_asterisk_form() -> None:
     with pytest.raises(BadRequest):
         check_head("OPTIONS", b"*", "*", "1.1", HOST, HeadLimits(), b"x")
     assert check_head("GET", b"http://example.com/p", "/p", "1.1", HOST, HeadLimits(), b"q") is None
+
+
+def test_the_rules_one_by_one() -> None:
+    # The WSGI adapter calls them separately, with what an environ tells.
+    limits = HeadLimits(max_target_size=4)
+    with pytest.raises(RequestURITooLong):
+        check_target("GET", b"/abcd", "/abcd", None, limits)
+    assert check_target("GET", b"/abc", "/abc", None, limits) is None
+    check_framing([], transfer_encoding=True)  # chunked alone: no ambiguity
+    with pytest.raises(BadRequest):
+        check_framing(["3"], transfer_encoding=True)

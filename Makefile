@@ -8,14 +8,19 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 PIP_EDITABLE := --config-settings editable_mode=strict
+# setuptools announces every strict editable install with a 12-line notice (a warning of
+# its InformationOnly category saying where the link tree lives: build/, which `make clean`
+# removes with .venv). This filter silences that notice alone; other warnings still show.
+EDITABLE_NOTICE := ignore:Editable installation
 
-.PHONY: serve test lint typecheck pytest docs bench bench-e2e install install-dev relink clean
+.PHONY: serve test lint typecheck pytest docs dist bench bench-e2e install install-dev relink clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # The stamps depend on pyproject.toml so that a changed dependency list reinstalls.
+$(VENV)/.installed $(VENV)/.installed-dev: export PYTHONWARNINGS = $(EDITABLE_NOTICE)
 $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e . $(PIP_EDITABLE)
 	touch $@
@@ -55,6 +60,13 @@ docs: $(VENV)/.installed-dev
 
 test: lint typecheck pytest docs
 
+# The sdist and the wheel built from it, in dist/, for `pip install dist/sansio_http-*.whl`
+# in another project. `make test` builds and checks them too (tests/packaging/).
+dist: $(VENV)/.installed-dev
+	rm -rf dist
+	$(BIN)/python -m build --quiet --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
 # The numbers of the docs' Performance page. pytest-benchmark's JSON goes to build/bench/;
 # scripts/bench_report.py turns it into $(BENCH_OUT)/results.json, table.md, table.rst.inc
 # and chart.png. Modest rounds keep the run to a few minutes on two cores.
@@ -74,4 +86,5 @@ bench-e2e: $(VENV)/.installed-dev relink
 	$(BIN)/python scripts/bench_e2e.py --out $(BENCH_OUT)
 
 clean:
-	rm -rf $(VENV) build docs/_build .pytest_cache .mypy_cache .ruff_cache .coverage
+	rm -rf $(VENV) build dist *.egg-info docs/_build .pytest_cache .mypy_cache .ruff_cache \
+		.coverage .coverage.*

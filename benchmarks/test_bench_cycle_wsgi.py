@@ -87,7 +87,7 @@ def echo_raw() -> WSGIApp:
 
 
 def echo_ours() -> WSGIApp:
-    return wsgi_app(lambda request: JSONResponse(request.json))
+    return wsgi_app(lambda request: JSONResponse(request.get_json()))
 
 
 def echo_app() -> WSGIApp:
@@ -95,7 +95,7 @@ def echo_app() -> WSGIApp:
 
     @app.post(ECHO)
     def echo(request: WSGIRequest) -> Any:
-        return request.json
+        return request.get_json()
 
     return mount_wsgi(app)
 

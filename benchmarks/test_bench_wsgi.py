@@ -218,8 +218,8 @@ def upload_environ() -> dict[str, Any]:
 
 def upload_ours() -> tuple[str | None, int]:
     with WSGIRequest(upload_environ()) as request:
-        upload = request.files["file"]
-        return request.form.get("title"), upload.size
+        upload = request.get_files()["file"]
+        return request.get_form().get("title"), upload.size
 
 
 def upload_werkzeug() -> tuple[str | None, int]:

@@ -25,4 +25,12 @@ napoleon_numpy_docstring = False
 nitpicky = False
 intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
 exclude_patterns = ["_build"]
-html_theme = "alabaster"
+
+# furo: a maintained theme that many Python libraries' documentation uses, with a
+# light and a dark scheme, and code blocks that scroll inside their own box.
+html_theme = "furo"
+html_title = "sansio-http"
+html_static_path = ["_static/css"]
+html_css_files = ["custom.css"]
+pygments_style = "friendly"
+pygments_dark_style = "monokai"

@@ -2,9 +2,8 @@
 
 It shows the toolkit end to end: an HTML page, a JSON endpoint, an upload
 form that reports what it received, and an ``async`` view. The dev server
-serves it through the ASGI adapter; ``sansio_http.wsgi.to_wsgi(app)`` would
-serve the same App under gunicorn (the upload view then reads
-``request.files`` instead of awaiting it, see ``upload`` below).
+serves it through the ASGI adapter; ``sansio_http.wsgi.to_wsgi(app)`` serves
+the same App, with the same views, under gunicorn.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ import hashlib
 import html
 from typing import Any
 
-from sansio_http import App, Request, Response
+from sansio_http import App, BodyRequest, Request, Response
 
 app = App("example")
 
@@ -60,10 +59,10 @@ async def later(request: Request) -> str:
 
 
 @app.post("/upload")
-async def upload(request: Any) -> Response:
+async def upload(request: BodyRequest) -> Response:
     """Report the fields and files of the submitted form."""
-    # Under ASGI the body is read with await; under WSGI it is
-    # ``request.form`` and ``request.files`` without await.
+    # An async view awaits the body under both adapters; a def view would
+    # call request.get_form() and request.get_files() instead.
     form = await request.form()
     files = await request.files()
     rows = [

@@ -78,7 +78,7 @@ class Micro:
         def handle(request: WSGIRequest) -> Response:
             exchange = Exchange(self, request)
             if exchange.response is None:
-                for chunk in request.stream:
+                for chunk in request.iter_data():
                     if not exchange.feed(chunk):
                         break
             return exchange.finish()

@@ -9,6 +9,7 @@ real transport.
 
 from __future__ import annotations
 
+from sansio_http._body import BodyRequest as BodyRequest
 from sansio_http._conditional import make_conditional as make_conditional
 from sansio_http._cookies import dump_cookie as dump_cookie
 from sansio_http._errors import BadGateway as BadGateway
@@ -64,6 +65,7 @@ from sansio_http._forms import FormDecoder as FormDecoder
 from sansio_http._forms import FormEventDecoder as FormEventDecoder
 from sansio_http._head import HeadLimits as HeadLimits
 from sansio_http._head import check_head as check_head
+from sansio_http._headers import DeferredHeaders as DeferredHeaders
 from sansio_http._headers import Headers as Headers
 from sansio_http._headers import HeaderValueError as HeaderValueError
 from sansio_http._headers import MutableHeaders as MutableHeaders
@@ -75,6 +77,7 @@ from sansio_http._request import Request as Request
 from sansio_http._response import JSONResponse as JSONResponse
 from sansio_http._response import Response as Response
 from sansio_http._response import redirect as redirect
+from sansio_http._state import State as State
 from sansio_http._status import PHRASES as PHRASES
 from sansio_http._status import reason_phrase as reason_phrase
 from sansio_http._urlencoded import parse_urlencoded as parse_urlencoded
@@ -82,6 +85,7 @@ from sansio_http.app import App as App
 from sansio_http.app import AppConfig as AppConfig
 from sansio_http.app import Blueprint as Blueprint
 from sansio_http.app import current_request as current_request
+from sansio_http.app import g as g
 
 __version__ = "0.3.0.dev0"
 
@@ -92,8 +96,10 @@ __all__ = [
     "BadGateway",
     "BadRequest",
     "Blueprint",
+    "BodyRequest",
     "ClientDisconnected",
     "Conflict",
+    "DeferredHeaders",
     "EndOfForm",
     "ExpectationFailed",
     "Field",
@@ -139,6 +145,7 @@ __all__ = [
     "Response",
     "ServiceUnavailable",
     "SpoolFile",
+    "State",
     "TooManyRequests",
     "Unauthorized",
     "UnprocessableEntity",
@@ -153,6 +160,7 @@ __all__ = [
     "decode_json",
     "dump_cookie",
     "file_response",
+    "g",
     "guess_content_type",
     "make_conditional",
     "parse_urlencoded",

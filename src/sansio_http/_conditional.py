@@ -31,6 +31,8 @@ from sansio_http.http import (
 
 __all__ = ["NOT_MODIFIED_HEADERS", "RequestHead", "make_conditional"]
 
+_EMPTY_BODY_TYPE: Final = "text/plain; charset=utf-8"
+
 #: The headers a 304 keeps (lower-case). RFC 9110 §15.4.5 requires
 #: Cache-Control, Content-Location, Date, ETag, Expires and Vary. We also keep
 #: Last-Modified, which §15.4.5 names as useful to caches and which nginx and
@@ -96,7 +98,8 @@ def make_conditional(
     bodies and responses with ``Accept-Ranges: none`` get no 206.
 
     A 304 keeps only :data:`NOT_MODIFIED_HEADERS`. A 412 or 416 keeps the
-    same headers (416 adds ``Content-Range``) and has an empty body, so the
+    same headers (416 adds ``Content-Range``) and has an empty body, typed
+    ``text/plain; charset=utf-8`` so that it passes ``wsgiref.validate``; the
     client can refresh its validators. Validators are read from the
     response's ``ETag`` and ``Last-Modified`` headers. The answer depends
     on nothing else (no clock, no randomness): the same request gets the
@@ -241,8 +244,11 @@ def _answer_without_body(
         headers["Content-Range"] = unsatisfied
     if status != 304:
         # RFC 9110 §15.4.5: a 304 has no Content-Length to describe (its body is
-        # implied); a 412 or 416 carries an empty body, so it says 0.
+        # implied); a 412 or 416 carries an empty body, so it says 0. PEP 3333's
+        # validator (wsgiref.validate) wants a Content-Type on every status but 204 and
+        # 304, and forbids it on those: the 412 and 416 say what their empty body is.
         headers["Content-Length"] = "0"
+        headers["Content-Type"] = _EMPTY_BODY_TYPE
     return _rebuild(status, b"", headers)
 
 

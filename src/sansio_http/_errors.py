@@ -400,10 +400,33 @@ class RequestHeaderFieldsTooLarge(HTTPError):
 
 
 class InternalServerError(HTTPError):
-    """500: the server met an unexpected condition."""
+    """500: the server met an unexpected condition.
+
+    The :class:`~sansio_http.App` hands an exception that nothing handled to
+    the error handler of 500 (or of this class) as an instance of this class,
+    with the exception itself in :attr:`original_exception`, as Flask does.
+
+    Args:
+        detail: Text for the client.
+        headers: Extra headers for the error response.
+        original_exception: The exception this error stands for, if any;
+            never shown to the client.
+    """
 
     status = 500
     description = "The server met an unexpected condition and could not complete the request."
+
+    def __init__(
+        self,
+        detail: str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+        original_exception: BaseException | None = None,
+    ):
+        super().__init__(detail, headers=headers)
+        #: The unhandled exception this error stands for; None when the
+        #: error was raised as itself.
+        self.original_exception = original_exception
 
 
 class NotImplemented(HTTPError):  # The 3.10 HTTPStatus name (STYLE.md §3).

@@ -312,8 +312,9 @@ class FormData(NamedTuple):
 
 
 # Characters that no common file system accepts in a name, or that a shell or a Windows
-# API reads specially: path separators, Windows reserved characters, C0/C1 controls, DEL.
-_UNSAFE = re.compile(r'[\x00-\x1f\x7f-\x9f<>:"/\\|?*]')
+# API reads specially: path separators, Windows reserved characters, C0/C1 controls, DEL;
+# and lone surrogates, which are no characters at all and cannot be encoded as UTF-8.
+_UNSAFE = re.compile(r'[\x00-\x1f\x7f-\x9f<>:"/\\|?*\ud800-\udfff]')
 # Device names that Windows opens as devices in every directory, with any extension.
 _RESERVED = frozenset(
     ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"]
@@ -331,8 +332,9 @@ def safe_filename(filename: str, default: str = "upload") -> str:
     trailing dots and spaces (no hidden files, nothing Windows would trim),
     prefixes Windows device names such as ``CON`` with ``_``, and keeps the
     result within 255 UTF-8 bytes, extension included. Non-ASCII letters
-    stay. The result never contains a path separator and is never ``.`` or
-    ``..``; it is not guaranteed to be unique.
+    stay; lone surrogates (left by ``surrogateescape`` decoding) go. The
+    result never contains a path separator and is never ``.`` or ``..``; it
+    is not guaranteed to be unique.
 
     Args:
         filename: The name the client sent, such as ``UploadedFile.filename``.

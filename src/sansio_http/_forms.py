@@ -10,6 +10,7 @@ fed. Nothing here performs I/O: the adapter reads the body and hands over the ch
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterable, Mapping
 from typing import Final
 
@@ -34,7 +35,7 @@ from sansio_http._formdata import (
 )
 from sansio_http._multidict import ImmutableMultiDict
 from sansio_http._multipart import MultipartDecoder
-from sansio_http._parsers.options import parse_options_header
+from sansio_http._parsers.options import Parameters, parse_options_header
 from sansio_http._urlencoded import parse_urlencoded
 
 __all__ = ["FormCollector", "FormDecoder", "FormEventDecoder"]
@@ -42,6 +43,16 @@ __all__ = ["FormCollector", "FormDecoder", "FormEventDecoder"]
 URLENCODED: Final = "application/x-www-form-urlencoded"
 MULTIPART: Final = "multipart/form-data"
 _DEFAULT_LIMITS: Final = FormLimits()
+
+
+# A urlencoded field: a non-empty piece between "&" separators (empty pieces are skipped).
+_FIELD: Final = re.compile(b"[^&]+")
+
+
+def _has_more_fields(data: bytes, room: int) -> bool:
+    """Tell whether urlencoded data holds more than ``room`` fields."""
+    # PERF: looks at no more than room + 1 fields, and keeps none of them.
+    return any(count > room for count, _ in enumerate(_FIELD.finditer(data), 1))
 
 
 class _UrlencodedDecoder:
@@ -93,15 +104,25 @@ class _UrlencodedDecoder:
             self._pending = []
 
     def _decode(self, data: bytes, events: list[FormEvent]) -> None:
+        separators = data.count(b"&")
         # The separators cost no memory once decoded: a body of a million "&" holds nothing.
-        self._memory += len(data) - data.count(b"&")
+        self._memory += len(data) - separators
         self._check_memory(self._memory)
+        limit = self._parts_limit
+        # SECURITY: every limit is checked before the data is decoded. Decoding builds a
+        # pair per field: a 2 MB chunk of "a&a&..." would cost 170 MiB of pairs before a
+        # count after decoding could refuse it. When the separators say the limit may be
+        # broken, the fields are counted first, up to one past the room left.
+        if (
+            limit is not None
+            and self._parts + separators + 1 > limit
+            and _has_more_fields(data, limit - self._parts)
+        ):
+            raise RequestEntityTooLarge(
+                f"The form breaks max_form_parts: it has more than {limit} fields."
+            )
         pairs = parse_urlencoded(data)
         self._parts += len(pairs)
-        if self._parts_limit is not None and self._parts > self._parts_limit:
-            raise RequestEntityTooLarge(
-                f"The form breaks max_form_parts: it has more than {self._parts_limit} fields."
-            )
         if self.pairs is None:
             events.extend([Field(name, value) for name, value in pairs])
         else:
@@ -137,7 +158,10 @@ class FormEventDecoder:
             media type alone (such as ``Request.mimetype``).
         params: The media type parameters (such as
             ``Request.mimetype_params``); None to parse them from
-            ``content_type``.
+            ``content_type``. The parameters that ``Request`` and
+            :func:`~sansio_http.http.parse_options_header` return remember
+            the names given twice, so a multipart type that repeats one is
+            refused; a plain mapping cannot say so.
         content_length: The Content-Length, if the request has one. A body
             that announces more than ``limits.max_content_length`` is refused
             at once, before any of it is read.
@@ -147,7 +171,8 @@ class FormEventDecoder:
     Raises:
         UnsupportedMediaType: The media type is neither urlencoded nor
             multipart/form-data (415).
-        BadRequest: A multipart type without a usable boundary.
+        BadRequest: A multipart type without a usable boundary, or with a
+            repeated parameter.
         RequestEntityTooLarge: ``content_length`` is over the limit.
         ValueError: ``content_length`` is negative.
     """
@@ -184,6 +209,7 @@ class FormEventDecoder:
         if mimetype == URLENCODED:
             self._decoder = _UrlencodedDecoder(limits)
         elif mimetype == MULTIPART:
+            _check_multipart_params(params)
             boundary = params.get("boundary")
             if not boundary:
                 raise BadRequest("The multipart/form-data body has no boundary parameter.")
@@ -408,6 +434,20 @@ class FormDecoder:
             self._collector.discard()
             raise
         return self._collector.result()
+
+
+def _check_multipart_params(params: Mapping[str, str]) -> None:
+    """Refuse a multipart Content-Type whose boundary could be read two ways."""
+    # SECURITY: with a parameter given twice, we would read the first boundary and
+    # Werkzeug or multipart (a proxy, a firewall) the last: the parts each side sees would
+    # differ. RFC 6838 §4.3 makes the repeat an error; RFC 2046 §5.1.1 defines no
+    # "boundary*" form, which Werkzeug would still read.
+    repeated = params.repeated if isinstance(params, Parameters) else frozenset()
+    if repeated:
+        names = ", ".join(sorted(repeated))
+        raise BadRequest(f"The multipart/form-data Content-Type repeats a parameter: {names}.")
+    if "boundary*" in params:
+        raise BadRequest("The multipart/form-data boundary must be a plain parameter.")
 
 
 def _too_long(limit: int) -> RequestEntityTooLarge:

@@ -9,13 +9,18 @@ Parsing the meaning of individual header values belongs to ``sansio_http.http``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, TypeVar, overload
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, ClassVar, TypeAlias, TypeVar, overload
 
 if TYPE_CHECKING:
     from typing_extensions import Self
 
-__all__ = ["HeaderValueError", "Headers", "MutableHeaders"]
+    # Everything the Headers constructor accepts, as a deferred source may return it.
+    _FieldSource: TypeAlias = (
+        "Iterable[tuple[bytes, bytes]] | Iterable[tuple[str, str]] | Mapping[str, str] | Headers"
+    )
+
+__all__ = ["DeferredHeaders", "HeaderValueError", "Headers", "MutableHeaders"]
 
 _T = TypeVar("_T")
 
@@ -38,6 +43,13 @@ class HeaderValueError(ValueError):
     """A header name or value that cannot be sent was given to ``MutableHeaders``."""
 
 
+def _not_text(name: object, what: str = "name") -> TypeError:
+    return TypeError(
+        f"a header {what} given by itself must be str, not {type(name).__name__} "
+        "(raw bytes pairs go to the constructor or extend())"
+    )
+
+
 def _lookup_key(name: str) -> bytes | None:
     """Return the bytes a stored field name is compared with, or None if none can match."""
     try:
@@ -45,6 +57,8 @@ def _lookup_key(name: str) -> bytes | None:
         return name.encode("latin-1").lower()
     except UnicodeEncodeError:
         return None
+    except AttributeError:
+        raise _not_text(name) from None
 
 
 def _encode(text: str | bytes, what: str) -> bytes:
@@ -56,6 +70,12 @@ def _encode(text: str | bytes, what: str) -> bytes:
         return text.encode("latin-1")
     except UnicodeEncodeError as exc:
         raise HeaderValueError(f"header {what} {text!r} is not latin-1 text") from exc
+
+
+def _text(text: object, what: str = "name") -> str:
+    if isinstance(text, str):
+        return text
+    raise _not_text(text, what)
 
 
 def _checked_field(name: str | bytes, value: str | bytes) -> tuple[bytes, bytes]:
@@ -89,7 +109,11 @@ class Headers:
     headers of every request costs next to nothing. Pairs should be all bytes or all text.
 
     Names are compared case-insensitively and reported in lower case; values are read as
-    latin-1 text, so every byte maps to one character and nothing is lost.
+    latin-1 text, so every byte maps to one character and nothing is lost. Raw ``bytes``
+    pairs come in through the constructor (and :meth:`MutableHeaders.extend`) and go out
+    through :meth:`raw`; every method that takes one name, or one name and one value,
+    takes text, and raises ``TypeError`` for anything else, ``bytes`` included (``in``
+    is simply false).
 
     Args:
         raw: The header fields, in order; ``None`` for none.
@@ -101,10 +125,14 @@ class Headers:
         >>> headers = Headers([(b"accept", b"text/html"), (b"Accept", b"*/*")])
         >>> headers.get("ACCEPT"), headers.get_joined("accept")
         ('text/html', 'text/html, */*')
+
+    Fields kept somewhere else (a WSGI environ, a foreign structure, a message parsed on
+    demand) need not be copied up front: :meth:`deferred` takes a function that produces
+    them the first time they are needed.
     """
 
-    # NOTE: the WSGI adapter's EnvironHeaders subclasses this class and sets these four
-    # attributes itself (with ``_raw`` as a property); keep their names and meaning.
+    # NOTE: DeferredHeaders replaces ``_raw`` with a property; keep every read of the fields
+    # going through ``self._raw`` so that deferred fields load when first read.
     __slots__ = ("_first", "_lowered", "_raw", "_scans")
 
     _raw: Sequence[tuple[bytes, bytes]]
@@ -134,9 +162,10 @@ class Headers:
             self._raw = ()
             return
         if isinstance(raw, Headers):
-            self._lowered = raw._lowered
-            # A mutable source may change later; an immutable one is shared as it is.
+            # A mutable source may change later; an immutable one is shared as it is. Its
+            # fields are read before its flag: reading them loads deferred headers.
             self._raw = list(raw._raw) if isinstance(raw, MutableHeaders) else raw._raw
+            self._lowered = raw._lowered
             return
         if isinstance(raw, Mapping):
             items: Sequence[tuple[str | bytes, str | bytes]] = list(raw.items())
@@ -159,6 +188,40 @@ class Headers:
                 (_encode(name, "name").lower(), _encode(value, "value")) for name, value in items
             ]
         self._lowered = True
+
+    @classmethod
+    def deferred(cls, source: Callable[[], _FieldSource]) -> Headers:
+        """Return read-only headers whose fields ``source`` produces when first needed.
+
+        ``source`` is called once, the first time a method needs the fields, and never if
+        none does; it may return anything the constructor accepts. Use it for fields that are
+        costly to copy or decode when most requests read only a few of them. To answer some
+        lookups without loading every field, subclass :class:`DeferredHeaders` instead.
+
+        Args:
+            source: A function of no arguments that returns the header fields.
+
+        Returns:
+            Headers that behave exactly like ``Headers(source())``.
+
+        Raises:
+            TypeError: Called on :class:`MutableHeaders`, which checks each field as it is
+                set and so cannot take its fields later.
+
+        Example:
+            >>> calls = []
+            >>> def read_fields():
+            ...     calls.append(1)
+            ...     return [(b"accept", b"text/html")]
+            >>> headers = Headers.deferred(read_fields)
+            >>> calls
+            []
+            >>> headers.get("accept"), headers.get("accept-language"), len(calls)
+            ('text/html', None, 1)
+        """
+        if issubclass(cls, MutableHeaders):
+            raise TypeError("MutableHeaders check each field when set and cannot defer them")
+        return DeferredHeaders(source)
 
     def _index(self) -> dict[bytes, bytes]:
         raw = self._raw
@@ -183,12 +246,17 @@ class Headers:
 
         Returns:
             The value as latin-1 text, or ``default``.
+
+        Raises:
+            TypeError: ``name`` is not ``str``.
         """
         # PERF: this is the call every request makes several times, so it is kept flat.
         try:
             key = name.encode("latin-1").lower()
         except UnicodeEncodeError:
             return default
+        except AttributeError:
+            raise _not_text(name) from None
         first = self._first
         if first is not None:
             value = first.get(key)
@@ -291,6 +359,61 @@ class Headers:
         return f"{type(self).__name__}({self.items()!r})"
 
 
+class DeferredHeaders(Headers):
+    """Read-only headers that produce their fields the first time they are needed.
+
+    :meth:`Headers.deferred` builds one around a function. A subclass whose fields live
+    somewhere else overrides the protected method ``_load_fields()`` instead of passing a
+    ``source``, and may override the read methods it can answer without every field (the
+    WSGI adapter's environ view answers ``get`` with one dict lookup). Every method it
+    leaves alone sees the fields ``_load_fields()`` returns, called at most once.
+
+    A subclass that promises every name its ``_load_fields()`` returns is lower-case
+    ``bytes`` sets the class attribute ``_names_lowered`` to True, which spares ``raw()`` and
+    ``getlist()`` folding the names again.
+
+    Args:
+        source: A function of no arguments that returns the fields, in any form
+            ``Headers`` accepts; ``None`` when a subclass overrides ``_load_fields()``.
+
+    Raises:
+        HeaderValueError: On first use, when a text name or value is not latin-1 text.
+    """
+
+    __slots__ = ("_loaded", "_source")
+
+    _names_lowered: ClassVar[bool] = False
+
+    def __init__(self, source: Callable[[], _FieldSource] | None = None) -> None:
+        self._source = source
+        self._loaded: Sequence[tuple[bytes, bytes]] | None = None
+        self._first = None
+        self._scans = 0
+        self._lowered = self._names_lowered
+
+    def _load_fields(self) -> _FieldSource:
+        """Return the fields; called at most once, by the first method that needs them.
+
+        Subclasses override it. The default calls the ``source`` given to the constructor.
+
+        Raises:
+            TypeError: Neither a ``source`` nor an override was given.
+        """
+        if self._source is None:
+            raise TypeError(f"{type(self).__name__} needs a source or a _load_fields() override")
+        return self._source()
+
+    # Read-only on purpose: the fields come from _load_fields() and nothing replaces them.
+    @property
+    def _raw(self) -> Sequence[tuple[bytes, bytes]]:  # type: ignore[override]
+        loaded = self._loaded
+        if loaded is None:
+            fields = Headers(self._load_fields())
+            loaded = self._loaded = fields._raw
+            self._lowered = self._lowered or fields._lowered
+        return loaded
+
+
 class MutableHeaders(Headers):
     """Header fields that can be changed, as a response carries them.
 
@@ -347,7 +470,7 @@ class MutableHeaders(Headers):
 
         The new field takes the place of the first existing one, or goes last.
         """
-        key, data = _checked_field(name, value)
+        key, data = _checked_field(_text(name), _text(value, "value"))
         fields = self._fields
         for position, (field, _) in enumerate(fields):
             if field == key:
@@ -367,8 +490,9 @@ class MutableHeaders(Headers):
 
         Raises:
             HeaderValueError: The name or value cannot be sent.
+            TypeError: The name or value is not ``str``.
         """
-        self._fields.append(_checked_field(name, value))
+        self._fields.append(_checked_field(_text(name), _text(value, "value")))
         self._changed()
 
     def setdefault(self, name: str, default: str) -> str:

@@ -29,8 +29,31 @@ _HOST_RE = re.compile(
     re.ASCII | re.IGNORECASE | re.VERBOSE,
 )
 _DEFAULT_PORTS = {"http": "80", "ws": "80", "https": "443", "wss": "443"}
+# RFC 1035 §2.3.4: a label holds at most 63 octets and a name at most 255, which is 253
+# characters written out without the trailing dot. An IDNA A-label is never shorter than
+# the U-label it encodes, so a name over these limits can have no ASCII form.
+_MAX_LABEL = 63
+_MAX_NAME = 253
+# The label separators of IDNA 2003 (RFC 3490 §3.1), which Python's codec splits on.
+_IDNA_DOTS = re.compile("[.\u3002\uff0e\uff61]")
 # RFC 7239 §6: node-port = port / obfport.
 NODE_PORT_RE = re.compile(r":(?:[0-9]{1,5}|_[a-zA-Z0-9._-]+)", re.ASCII)
+
+
+def idna_name(name: str) -> str | None:
+    """Return a host name in its ASCII form by IDNA, or None if it has none.
+
+    SECURITY: punycode takes time quadratic in the length of a label (8,000
+    CJK characters took 30 s), so a name longer than DNS allows is refused
+    before it is encoded: every call costs at most a 253-character name.
+    """
+    bare = name[:-1] if name[-1:] in (".", "\u3002", "\uff0e", "\uff61") else name
+    if len(bare) > _MAX_NAME or any(len(label) > _MAX_LABEL for label in _IDNA_DOTS.split(bare)):
+        return None
+    try:
+        return name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
 
 
 def validate_host(value: str, scheme: str) -> str | None:
@@ -63,10 +86,10 @@ def server_host(server: tuple[str, int | None] | None, scheme: str) -> str:
     if ":" in name and not name.startswith("["):
         name = f"[{name}]"
     elif not name.isascii():
-        try:
-            name = name.encode("idna").decode("ascii")
-        except UnicodeError:
+        ascii_name = idna_name(name)
+        if ascii_name is None:
             return ""
+        name = ascii_name
     return validate_host(f"{name}:{port}", scheme) or ""
 
 
@@ -99,11 +122,8 @@ def _trusted_name(entry: str) -> str:
     name = host_name(entry.strip().lower())
     if name.isascii():
         return name
-    try:
-        return name.encode("idna").decode("ascii")
-    except UnicodeError:
-        # An entry IDNA cannot encode can never equal a validated host.
-        return name
+    # An entry IDNA cannot encode can never equal a validated host.
+    return idna_name(name) or name
 
 
 def host_is_trusted(host: str, trusted_hosts: Collection[str]) -> bool:

@@ -24,6 +24,7 @@ from sansio_http._head import parse_content_length
 from sansio_http._headers import Headers
 from sansio_http._hosts import find_host, host_is_trusted, node_address, server_host, validate_host
 from sansio_http._multidict import ImmutableMultiDict
+from sansio_http._state import State
 from sansio_http._urlencoded import parse_urlencoded
 from sansio_http.http import (
     Authorization,
@@ -216,6 +217,17 @@ class Request:
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.method} {self.full_path!r}>"
 
+    @_cached
+    def state(self) -> State:
+        """This request's own scratch space, empty at first.
+
+        Set values as attributes or items (``request.state.user = user``);
+        hooks, the view and error handlers of one request share them, and
+        :meth:`replace` keeps them. Inside an App, ``sansio_http.g`` is the
+        same object.
+        """
+        return State()
+
     def replace(self, **changes: Unpack[_Changes]) -> Self:
         """Return a copy of this request with some constructor values changed.
 
@@ -242,7 +254,9 @@ class Request:
         state = new.__dict__
         for klass in type(self).__mro__:
             for name, value in vars(klass).items():
-                if isinstance(value, functools.cached_property):
+                # The request's own state is not derived from the values:
+                # the copy shares it.
+                if isinstance(value, functools.cached_property) and name != "state":
                     state.pop(name, None)
         state.update(changes)
         if "method" in changes:

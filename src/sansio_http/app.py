@@ -25,7 +25,7 @@ from typing import Any, TypeVar, cast
 
 from typing_extensions import ParamSpec
 
-from sansio_http._debug import traceback_page
+from sansio_http._debug import is_local, traceback_page
 from sansio_http._errors import HTTPError, InternalServerError, MethodNotAllowed
 from sansio_http._formdata import FormLimits
 from sansio_http._request import Request
@@ -37,6 +37,7 @@ __all__ = [
     "AppConfig",
     "Blueprint",
     "current_request",
+    "g",
 ]
 
 P = ParamSpec("P")
@@ -88,6 +89,41 @@ class _CurrentRequest:
 
 #: The request being handled, for code that is not handed it.
 current_request: Any = _CurrentRequest()
+
+
+class _RequestState:
+    """A stand-in for the state of the request being handled (Flask's ``g``).
+
+    Reading or setting an attribute goes to ``current_request.state``: one
+    scratch space per request, shared by its hooks, view and error handlers,
+    under either adapter. Outside a request it raises ``RuntimeError``.
+    """
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(_CurrentRequest._get(current_request).state, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(_CurrentRequest._get(current_request).state, name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(_CurrentRequest._get(current_request).state, name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in _CurrentRequest._get(current_request).state
+
+    def get(self, name: str, default: Any = None) -> Any:
+        """Return a value of the request's state, or ``default``."""
+        return _CurrentRequest._get(current_request).state.get(name, default)
+
+    def __repr__(self) -> str:
+        request = _request_var.get(None)
+        return f"<g {request.state!r}>" if request is not None else "<g (no request)>"
+
+
+#: The current request's :class:`~sansio_http.State`, like Flask's ``g``.
+g: Any = _RequestState()
 
 
 @dataclasses.dataclass
@@ -499,11 +535,21 @@ class App(_Scaffold):
 
     # -- dispatch --------------------------------------------------------
 
-    def dispatch_sync(self, request: Request) -> Response:
-        """Answer a request from sync code (the WSGI adapter's side)."""
+    def dispatch_sync(self, request: Request, *, propagate: bool = False) -> Response:
+        """Answer a request from sync code (the WSGI adapter's side).
+
+        Args:
+            request: The request.
+            propagate: Raise an exception that no error handler takes,
+                after the teardown hooks ran, instead of answering it with
+                a 500 (what a test client asks for).
+
+        Raises:
+            Exception: With ``propagate``, the unhandled exception.
+        """
         token = _request_var.set(request)
         try:
-            pipeline = self._pipeline(request)
+            pipeline = self._pipeline(request, propagate)
             sent: Any = None
             error: BaseException | None = None
             while True:
@@ -522,11 +568,21 @@ class App(_Scaffold):
         finally:
             _request_var.reset(token)
 
-    async def dispatch_async(self, request: Request) -> Response:
-        """Answer a request from async code (the ASGI adapter's side)."""
+    async def dispatch_async(self, request: Request, *, propagate: bool = False) -> Response:
+        """Answer a request from async code (the ASGI adapter's side).
+
+        Args:
+            request: The request.
+            propagate: Raise an exception that no error handler takes,
+                after the teardown hooks ran, instead of answering it with
+                a 500 (what a test client asks for).
+
+        Raises:
+            Exception: With ``propagate``, the unhandled exception.
+        """
         token = _request_var.set(request)
         try:
-            pipeline = self._pipeline(request)
+            pipeline = self._pipeline(request, propagate)
             sent: Any = None
             error: BaseException | None = None
             while True:
@@ -546,8 +602,14 @@ class App(_Scaffold):
         finally:
             _request_var.reset(token)
 
-    def _pipeline(self, request: Request) -> _Pipeline:
-        """Yield each call that answering ``request`` takes; return the response."""
+    def _pipeline(self, request: Request, propagate: bool = False) -> _Pipeline:
+        """Yield each call that answering ``request`` takes; return the response.
+
+        The teardown hooks get ``failure``: the last exception that no error
+        handler took and that is not an :class:`HTTPError`, whether it was
+        answered with a 500 or propagated, or a ``BaseException`` such as a
+        cancellation; None otherwise (Flask's rule).
+        """
         scopes: tuple[_Scaffold, ...] = (self,)
         failure: BaseException | None = None
         try:
@@ -560,7 +622,9 @@ class App(_Scaffold):
                     scopes = endpoint.scopes
                     response = yield from self._respond(request, endpoint, values)
             except Exception as exc:
-                response = yield from self._handle_exception(request, exc, scopes)
+                response, failure = yield from self._handle_exception(
+                    request, exc, scopes, propagate
+                )
             try:
                 for scope in reversed(scopes):
                     for hook in reversed(scope.after_request_funcs):
@@ -568,8 +632,11 @@ class App(_Scaffold):
             except Exception as exc:
                 # A failing after_request hook is handled like a failing view,
                 # without running the after_request hooks again.
-                failure = exc
-                response = yield from self._handle_exception(request, exc, scopes)
+                response, unhandled = yield from self._handle_exception(
+                    request, exc, scopes, propagate
+                )
+                if unhandled is not None:
+                    failure = unhandled
             return response
         except BaseException as exc:
             failure = exc
@@ -640,33 +707,67 @@ class App(_Scaffold):
                     return handler
         return None
 
-    def _handle_exception(
+    def _call_handler(
         self, request: Request, exc: Exception, scopes: tuple[_Scaffold, ...]
-    ) -> Generator[_Call, Any, Response]:
+    ) -> Generator[_Call, Any, Response | Exception]:
+        """Answer ``exc`` with its error handler; return the error left if none did.
+
+        The error left is ``exc`` when no handler takes it or the handler
+        raised it again, else what the handler raised (logged).
+        """
         handler = self._find_handler(exc, scopes)
-        if handler is not None:
-            try:
-                result = yield handler, (request, exc), {}
-                return self.make_response(result, handler)
-            except Exception as second:
-                if second is not exc:
-                    log.error(
-                        "error handler %r failed", handler, exc_info=(type(second), second, None)
-                    )
-                exc = second
-        if isinstance(exc, HTTPError):
-            return exc.to_response(request)
+        if handler is None:
+            return exc
+        try:
+            result = yield handler, (request, exc), {}
+            return self.make_response(result, handler)
+        except Exception as second:
+            if second is not exc:
+                if second.__context__ is None:
+                    # The driver called the handler outside any except
+                    # block; chain as Python would have, for the traceback.
+                    second.__context__ = exc
+                log.error("error handler %r failed", handler, exc_info=(type(second), second, None))
+            return second
+
+    def _handle_exception(
+        self, request: Request, exc: Exception, scopes: tuple[_Scaffold, ...], propagate: bool
+    ) -> Generator[_Call, Any, tuple[Response, Exception | None]]:
+        """Answer an exception; return the response and the unhandled exception.
+
+        As in Flask, the handler of the exception's class (or status) comes
+        first; an :class:`HTTPError` left unhandled is its own response. Any
+        other exception left is unhandled: it propagates if asked, else the
+        handler of 500 gets it as an :class:`InternalServerError` whose
+        ``original_exception`` it is; without one, the answer is a bare 500
+        (or the debug page).
+        """
+        answer = yield from self._call_handler(request, exc, scopes)
+        if isinstance(answer, Response):
+            return answer, None
+        if isinstance(answer, HTTPError):
+            return answer.to_response(request), None
+        unhandled = answer
+        if propagate:
+            raise unhandled
         log.error(
             "unhandled exception in %s %s",
             request.method,
             request.path,
-            exc_info=(type(exc), exc, exc.__traceback__),
+            exc_info=(type(unhandled), unhandled, unhandled.__traceback__),
         )
-        if self.config.debug:
-            return Response(
-                traceback_page(exc), status=500, content_type="text/html; charset=utf-8"
-            )
-        return InternalServerError().to_response(request)
+        server_error = InternalServerError(original_exception=unhandled)
+        answer = yield from self._call_handler(request, server_error, scopes)
+        if isinstance(answer, Response):
+            return answer, unhandled
+        if isinstance(answer, HTTPError) and answer is not server_error:
+            return answer.to_response(request), unhandled
+        # SECURITY: the traceback only to a client on this machine that
+        # names this machine (see is_local), never to the network.
+        if self.config.debug and is_local(request):
+            page = traceback_page(unhandled)
+            return Response(page, status=500, content_type="text/html; charset=utf-8"), unhandled
+        return server_error.to_response(request), unhandled
 
     def make_response(self, result: Any, view: Callable[..., Any] | None = None) -> Response:
         """Turn what a view returned into a Response.
@@ -694,8 +795,12 @@ class App(_Scaffold):
             if headers:
                 result.headers.update(headers)
             return result
-        if isinstance(result, (str, bytes)):
+        if isinstance(result, str):
             response = Response(result, status=status or 200)
+        elif isinstance(result, bytes):
+            # Every response needs a type (wsgiref.validate refuses one
+            # without); bytes say nothing more than octet-stream.
+            response = Response(result, status=status or 200, content_type=_OCTET_STREAM)
         elif isinstance(result, (dict, list)):
             response = JSONResponse(result, status=status or 200)
         else:
@@ -703,6 +808,9 @@ class App(_Scaffold):
         if headers:
             response.headers.update(headers)
         return response
+
+
+_OCTET_STREAM = "application/octet-stream"
 
 
 def _bad_return(view: Callable[..., Any] | None, what: str) -> str:

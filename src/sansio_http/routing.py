@@ -22,7 +22,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 from urllib.parse import quote, urlencode
 
-from sansio_http._errors import HTTPError, MethodNotAllowed, NotFound
+from sansio_http._errors import HTTPError, MethodNotAllowed, NotFound, _Negotiating
+from sansio_http._request import Request
+from sansio_http._response import Response, path_location
 
 __all__ = [
     "AnyConverter",
@@ -43,16 +45,46 @@ class RequestRedirect(HTTPError):
 
     RFC 9110 §15.4.9: 308 keeps the method and body, unlike 301.
 
+    SECURITY: the Location is the path percent-encoded to RFC 3986 ``pchar``
+    form, never starting with ``//``, so it always points at this origin
+    whatever the client put in the path. Given the request,
+    :meth:`to_response` puts its ``root_path`` in front and keeps its query
+    string.
+
     Args:
-        location: The URL path to redirect to, query string included.
+        path: The percent-decoded path to redirect to, as the router
+            matched it (``Request.path`` with a trailing slash).
+
+    Attributes:
+        path: The decoded path.
+        location: The Location without the request's root path and query.
     """
 
     status = 308
     description = "The resource lives at the URL with a trailing slash."
 
-    def __init__(self, location: str) -> None:
-        super().__init__(headers={"Location": location})
-        self.location = location
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.location = path_location(path)
+        super().__init__(headers={"Location": self.location})
+
+    def to_response(self, request: _Negotiating | None = None) -> Response:
+        """Build the 308, its Location under the request's root path and with its query.
+
+        Args:
+            request: The request being redirected; a
+                :class:`~sansio_http.Request` gives its ``root_path`` and
+                ``query_string`` to the Location.
+
+        Returns:
+            A new 308 response.
+        """
+        response = super().to_response(request)
+        if isinstance(request, Request):
+            response.headers["Location"] = path_location(
+                self.path, request.root_path, request.query_string
+            )
+        return response
 
 
 class Converter:

@@ -85,12 +85,15 @@ def test_scope_values_are_read_as_they_are() -> None:
     assert request.scope["type"] == "http"
 
 
-def test_state_comes_from_the_scope_or_the_application() -> None:
-    scope = http_scope(state={"db": "scope"})
-    assert ASGIRequest(scope, Canned([])).state == {"db": "scope"}
+def test_state_starts_as_a_copy_of_the_lifespan_state() -> None:
+    lifespan = {"db": "scope"}
+    request = ASGIRequest(http_scope(state=lifespan), Canned([]))
+    assert request.state == {"db": "scope"}
+    assert request.state.db == "scope"
+    request.state.user = "ada"
+    assert lifespan == {"db": "scope"}
     assert ASGIRequest(http_scope(), Canned([]), state={"db": "app"}).state == {"db": "app"}
-    with pytest.raises(RuntimeError, match="no lifespan state"):
-        _ = ASGIRequest(http_scope(), Canned([])).state
+    assert ASGIRequest(http_scope(), Canned([])).state == {}
 
 
 def test_body_joins_the_chunks_and_skips_empty_ones() -> None:
@@ -116,9 +119,9 @@ def test_stream_twice_is_an_error_at_the_call() -> None:
         request, _ = make(chunks(b"ab"))
         async for _ in request.stream():
             pass
-        with pytest.raises(RuntimeError, match="already consumed"):
+        with pytest.raises(RuntimeError, match="already streamed"):
             request.stream()
-        with pytest.raises(RuntimeError, match="already consumed"):
+        with pytest.raises(RuntimeError, match="already streamed"):
             await request.body()
 
     run(main())

@@ -318,3 +318,64 @@ def test_pathsend_for_a_file_to_its_end(data_file: Path) -> None:
     pathsend: dict[str, Any] = {"http.response.pathsend": {}}
     result = run(request(serve(Response(FileBody(data_file))), extensions=pathsend))
     assert result.messages[-1]["type"] == "http.response.pathsend"
+
+
+# -- the head waits for the first chunk --------------------------------------------
+
+
+def test_a_stream_failing_before_its_first_chunk_is_a_500(
+    adapter_log: pytest.LogCaptureFixture,
+) -> None:
+    def broken() -> Iterator[bytes]:
+        yield b""
+        raise ValueError("no data")
+
+    result = run(request(serve(Response(broken(), headers={"x-view": "1"}))))
+    assert result.status == 500
+    assert result.header("x-view") is None
+    assert "no data" in adapter_log.text
+
+
+def test_the_head_goes_out_with_the_first_non_empty_chunk() -> None:
+    order: list[str] = []
+
+    async def stream() -> AsyncIterator[bytes]:
+        order.append("making")
+        yield b""
+        yield b"first"
+        yield b""
+        yield b"second"
+
+    async def on_send(message: Message) -> None:
+        order.append(message["type"])
+
+    result = run(request(serve(Response(stream())), on_send=on_send))
+    assert result.body == b"firstsecond"
+    assert order[:2] == ["making", "http.response.start"]
+
+
+def test_an_empty_stream_sends_its_head_at_the_end() -> None:
+    async def empty() -> AsyncIterator[bytes]:
+        yield b""
+
+    result = run(request(serve(Response(empty()))))
+    assert result.status == 200
+    assert body_messages(result.messages) == [(b"", False)]
+
+
+def test_a_disconnect_before_the_first_chunk_sends_nothing(
+    adapter_log: pytest.LogCaptureFixture,
+) -> None:
+    stopped = []
+
+    async def waiting() -> AsyncIterator[bytes]:
+        try:
+            await asyncio.Event().wait()
+            yield b"never"  # pragma: no cover (cancelled while waiting)
+        finally:
+            stopped.append(True)
+
+    result = run(request(serve(Response(waiting())), disconnect_after=0))
+    assert result.messages == []
+    assert stopped == [True]
+    assert adapter_log.records == []

@@ -19,14 +19,22 @@ from sansio_http._request import Request
 from sansio_http._response import Response
 from sansio_http.app import App, AppConfig, Blueprint, current_request
 
-Dispatch = Callable[[App, Request], Response]
+Dispatch = Callable[..., Response]
 
 
-def make_request(method: str = "GET", path: str = "/", root_path: str = "") -> Request:
-    return Request(method, path, b"", [(b"host", b"example.com")], "http", "1.2.3.4", root_path)
+def make_request(
+    method: str = "GET",
+    path: str = "/",
+    root_path: str = "",
+    *,
+    host: str = "example.com",
+    remote_addr: str | None = "1.2.3.4",
+) -> Request:
+    headers = [(b"host", host.encode())]
+    return Request(method, path, b"", headers, "http", remote_addr, root_path)
 
 
-def sync_dispatch(app: App, request: Request) -> Response:
+def sync_dispatch(app: App, request: Request, **options: Any) -> Response:
     def run(coroutine: Coroutine[Any, Any, Any]) -> Any:
         loop = asyncio.new_event_loop()
         try:
@@ -35,15 +43,15 @@ def sync_dispatch(app: App, request: Request) -> Response:
             loop.close()
 
     app.coroutine_runner = run
-    return app.dispatch_sync(request)
+    return app.dispatch_sync(request, **options)
 
 
-def async_dispatch(app: App, request: Request) -> Response:
+def async_dispatch(app: App, request: Request, **options: Any) -> Response:
     async def in_thread(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return func(*args, **kwargs)
 
     app.thread_runner = in_thread
-    return asyncio.run(app.dispatch_async(request))
+    return asyncio.run(app.dispatch_async(request, **options))
 
 
 @pytest.fixture(params=[sync_dispatch, async_dispatch], ids=["sync-driver", "async-driver"])
@@ -105,6 +113,22 @@ def test_return_values(
     assert response.status == status
     assert body(response) == text
     assert response.headers.get("x-a") == header
+
+
+@pytest.mark.parametrize(
+    ("result", "content_type"),
+    [
+        (b"raw", "application/octet-stream"),
+        ((b"raw", 200, {"Content-Type": "image/png"}), "image/png"),
+        ("text", "text/plain; charset=utf-8"),
+    ],
+)
+def test_every_returned_body_has_a_content_type(
+    dispatch: Dispatch, result: Any, content_type: str
+) -> None:
+    app = App()
+    app.add_route("/", lambda request: result, endpoint="index")
+    assert dispatch(app, make_request()).headers["content-type"] == content_type
 
 
 @pytest.mark.parametrize("result", [None, 3, ("a", 200, {}, "extra")])
@@ -247,17 +271,45 @@ def test_unhandled_exception_is_logged_and_a_bare_500(
     assert "secret detail" in caplog.text
 
 
-def test_debug_shows_the_traceback(dispatch: Dispatch, caplog: pytest.LogCaptureFixture) -> None:
+def test_debug_shows_the_traceback_to_a_local_request(
+    dispatch: Dispatch, caplog: pytest.LogCaptureFixture
+) -> None:
     app = App(config=AppConfig(debug=True))
 
     def crash(request: Request) -> str:
         raise RuntimeError("<visible>")
 
     app.add_route("/", crash)
+    local = make_request(host="localhost:8000", remote_addr="127.0.0.1")
     with caplog.at_level(logging.CRITICAL):
-        response = dispatch(app, make_request())
+        response = dispatch(app, local)
     assert response.status == 500
     assert b"RuntimeError: &lt;visible&gt;" in body(response)
+
+
+@pytest.mark.parametrize(
+    ("host", "remote_addr"),
+    [
+        ("example.com", "127.0.0.1"),  # DNS rebinding: a foreign name on loopback
+        ("localhost", "10.0.0.7"),  # a client from the network
+        ("localhost", None),
+        ("127.0.0.1", "192.168.1.2"),
+    ],
+)
+def test_debug_shows_a_plain_500_to_any_other_request(
+    dispatch: Dispatch, caplog: pytest.LogCaptureFixture, host: str, remote_addr: str | None
+) -> None:
+    app = App(config=AppConfig(debug=True))
+
+    def crash(request: Request) -> str:
+        raise RuntimeError("<secret>")
+
+    app.add_route("/", crash)
+    with caplog.at_level(logging.CRITICAL):
+        response = dispatch(app, make_request(host=host, remote_addr=remote_addr))
+    assert response.status == 500
+    assert b"secret" not in body(response)
+    assert b"Traceback" not in body(response)
 
 
 def test_failing_error_handler_is_a_500(
@@ -281,19 +333,26 @@ def test_failing_after_hook_is_handled(
     dispatch: Dispatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     app = App()
-    seen: list[str] = []
+    seen: list[BaseException | None] = []
 
     @app.after_request
     def broken(request: Request, response: Response) -> Response:
+        if request.path == "/crash":
+            raise KeyError("after hook bug")
         raise NotFound("gone after all")
 
     @app.teardown_request
     def teardown(request: Request, exc: BaseException | None) -> None:
-        seen.append(type(exc).__name__)
+        seen.append(exc)
 
     app.add_route("/", lambda request: "ok", endpoint="index")
+    app.add_route("/crash", lambda request: "ok", endpoint="crash")
     assert dispatch(app, make_request()).status == 404
-    assert seen == ["NotFound"]
+    # An HTTPError is an answer, not a failure: teardown gets None.
+    assert seen == [None]
+    with caplog.at_level(logging.CRITICAL):
+        assert dispatch(app, make_request(path="/crash")).status == 500
+    assert isinstance(seen[-1], KeyError)
 
 
 def test_failing_teardown_is_logged_not_raised(

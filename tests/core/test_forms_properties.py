@@ -197,3 +197,46 @@ def test_memory_of_a_million_ampersands() -> None:
     # parse_urlencoded splits a chunk into a list (8 bytes a piece): memory follows the chunk
     # size, not the body size.
     assert peak_while(run) < 1_000_000
+
+
+@pytest.mark.parametrize(("chunk_size", "bound"), [(2_000_000, 3_000_000), (65536, 400_000)])
+def test_memory_of_a_million_fields_is_bounded_whatever_the_chunk_size(
+    chunk_size: int, bound: int
+) -> None:
+    # One 2 MB chunk of "a&a&..." used to peak at 172 MiB, a pair per field, before the 413.
+    # What is left is at most one copy of the chunk's complete fields.
+    body = b"a&" * 1_000_000
+
+    def feed_refused() -> None:
+        with pytest.raises(RequestEntityTooLarge, match="max_form_parts"):
+            decode(chunks_of(body, chunk_size), URLENCODED)
+
+    assert peak_while(feed_refused) < bound
+
+
+urlencoded_bodies = st.lists(st.sampled_from([b"a", b"b=", b"=c", b"d=e", b"", b"%41", b"+"]))
+
+
+@given(
+    pieces=urlencoded_bodies,
+    cuts=cut_lists,
+    max_parts=st.one_of(st.none(), st.integers(min_value=0, max_value=6)),
+    max_memory=st.one_of(st.none(), st.integers(min_value=0, max_value=20)),
+)
+def test_urlencoded_limits_do_not_depend_on_the_cuts(
+    pieces: list[bytes], cuts: list[int], max_parts: int | None, max_memory: int | None
+) -> None:
+    body = b"&".join(pieces)
+    limits = FormLimits(max_form_parts=max_parts, max_form_memory_size=max_memory)
+    whole = outcome(URLENCODED, [body], limits)
+    assert outcome(URLENCODED, cut(body, cuts), limits) == whole
+    fields = [piece for piece in pieces if piece]
+    size = len(body) - body.count(b"&")
+    broken = (max_parts is not None and len(fields) > max_parts) or (
+        max_memory is not None and size > max_memory
+    )
+    if broken:
+        assert whole == 413
+    else:
+        assert isinstance(whole, list)
+        assert len(whole) == len(fields) + 1  # and EndOfForm

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from sansio_http import Headers, HeaderValueError, MutableHeaders
+from sansio_http._headers import DeferredHeaders
 
 BROWSER = [
     (b"host", b"example.com"),
@@ -167,6 +169,148 @@ def test_bytes_pairs_text_pairs_and_mappings_agree(fields: list[tuple[str, str]]
         [(n.encode("latin-1"), v.encode("latin-1")) for n, v in mapping.items()]
     )
     assert from_mapping == from_mapping_bytes
+
+
+# Deferred fields
+
+
+class CountingSource:
+    """A deferred source that counts its calls."""
+
+    def __init__(self, fields: Any) -> None:
+        self.fields = fields
+        self.calls = 0
+
+    def __call__(self) -> Any:
+        self.calls += 1
+        return self.fields
+
+
+def test_deferred_source_is_not_called_until_fields_are_read() -> None:
+    source = CountingSource(BROWSER)
+    headers = Headers.deferred(source)
+    assert source.calls == 0
+    assert headers.get("ACCEPT") == "text/html"
+    assert source.calls == 1
+
+
+def test_deferred_source_is_called_once_whatever_is_read() -> None:
+    source = CountingSource(BROWSER)
+    headers = Headers.deferred(source)
+    for _ in range(3):
+        assert headers.get("accept-language") == "en-GB,en;q=0.5"
+        assert headers.getlist("accept") == ["text/html", "*/*;q=0.8"]
+        assert "cookie" in headers
+        assert len(headers) == 5
+        assert headers.raw() == BROWSER
+    assert source.calls == 1
+
+
+def test_deferred_source_that_is_never_needed_is_never_called() -> None:
+    source = CountingSource(BROWSER)
+    Headers.deferred(source)
+    assert source.calls == 0
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        [(b"Content-Type", b"text/plain"), (b"X-A", b"\xe9")],
+        [("Content-Type", "text/plain"), ("X-A", "é")],
+        {"Content-Type": "text/plain", "X-A": "é"},
+        Headers([(b"content-type", b"text/plain"), (b"x-a", b"\xe9")]),
+        MutableHeaders({"Content-Type": "text/plain", "X-A": "é"}),
+    ],
+    ids=["bytes-pairs", "text-pairs", "mapping", "headers", "mutable-headers"],
+)
+def test_deferred_source_may_return_any_constructor_input(fields: Any) -> None:
+    headers = Headers.deferred(lambda: fields)
+    assert headers.raw() == [(b"content-type", b"text/plain"), (b"x-a", b"\xe9")]
+    assert headers.get("x-a") == "é"
+
+
+def test_deferred_text_that_is_not_latin1_is_refused_on_first_read() -> None:
+    headers = Headers.deferred(lambda: {"x-price": "10 €"})
+    with pytest.raises(HeaderValueError, match="latin-1"):
+        headers.get("x-price")
+
+
+def test_mutable_headers_cannot_be_deferred() -> None:
+    with pytest.raises(TypeError, match="cannot defer"):
+        MutableHeaders.deferred(lambda: BROWSER)
+
+
+def test_copy_of_deferred_headers_loads_them() -> None:
+    source = CountingSource([("X-A", "1")])
+    copy = Headers(Headers.deferred(source))
+    assert source.calls == 1
+    assert copy.raw() == [(b"x-a", b"1")]
+    assert MutableHeaders(Headers.deferred(source)).raw() == [(b"x-a", b"1")]
+
+
+def test_deferred_headers_are_read_only_headers() -> None:
+    headers = Headers.deferred(lambda: BROWSER)
+    assert isinstance(headers, Headers)
+    assert not isinstance(headers, MutableHeaders)
+
+
+def test_deferred_headers_without_a_source_say_what_is_missing() -> None:
+    headers = DeferredHeaders()
+    with pytest.raises(TypeError, match="needs a source or a _load_fields"):
+        headers.get("host")
+
+
+@given(fields=field_lists, lookups=st.lists(tokens, max_size=4))
+def test_deferred_headers_behave_like_eager_ones(
+    fields: list[tuple[str, str]], lookups: list[str]
+) -> None:
+    eager = Headers(fields)
+    deferred = Headers.deferred(lambda: fields)
+    # Lookups before and after the fields load must agree with the eager headers.
+    for name in [*lookups, *(n for n, _ in fields), *lookups]:
+        assert deferred.get(name) == eager.get(name)
+        assert deferred.getlist(name) == eager.getlist(name)
+        assert (name in deferred) == (name in eager)
+    assert deferred == eager
+    assert deferred.items() == eager.items()
+    assert deferred.raw() == eager.raw()
+    assert repr(deferred) == f"Deferred{eager!r}"
+
+
+class NamesOnly(DeferredHeaders):
+    """A subclass on the protected hook: fields from a mapping of lower-case names."""
+
+    __slots__ = ("loads", "names")
+
+    _names_lowered = True
+
+    def __init__(self, names: dict[str, str]) -> None:
+        super().__init__()
+        self.names = names
+        self.loads = 0
+
+    def _load_fields(self) -> list[tuple[bytes, bytes]]:
+        self.loads += 1
+        return [(name.encode(), value.encode()) for name, value in self.names.items()]
+
+    def get(self, name: str, default: object = None) -> Any:
+        return self.names.get(name.lower(), default)
+
+
+def test_subclass_hook_answers_its_own_lookups_without_loading() -> None:
+    headers = NamesOnly({"host": "example.com", "accept": "*/*"})
+    assert headers.get("Host") == "example.com"
+    assert headers["accept"] == "*/*"  # the base __getitem__ calls the override
+    assert headers.loads == 0
+
+
+def test_subclass_hook_loads_once_for_the_inherited_methods() -> None:
+    headers = NamesOnly({"host": "example.com", "accept": "*/*"})
+    assert headers.getlist("ACCEPT") == ["*/*"]
+    assert headers.items() == [("host", "example.com"), ("accept", "*/*")]
+    assert headers.raw() == [(b"host", b"example.com"), (b"accept", b"*/*")]
+    assert headers == Headers({"Host": "example.com", "Accept": "*/*"})
+    assert headers.loads == 1
 
 
 # Comparison and display
@@ -380,3 +524,43 @@ def test_raw_never_holds_a_bad_name_or_value(ops: list[tuple[str, str, str]]) ->
         assert b"\r" not in raw_value
         assert b"\n" not in raw_value
         assert b"\x00" not in raw_value
+
+
+# -- one name at a time is text --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [b"x", 1, None, bytearray(b"x"), ["x"]])
+def test_a_name_that_is_not_text_is_a_type_error(name: object) -> None:
+    # Raw bytes pairs go through the constructor and extend(); one name is text, whether
+    # it is looked up or added.
+    headers = MutableHeaders([(b"x", b"1")])
+    lookups = (headers.get, headers.getlist, headers.get_joined, headers.remove, headers.pop)
+    for lookup in lookups:
+        with pytest.raises(TypeError, match="must be str"):
+            lookup(name)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="must be str"):
+        headers[name]  # type: ignore[index]
+    with pytest.raises(TypeError, match="must be str"):
+        headers.add(name, "v")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="must be str"):
+        headers[name] = "v"  # type: ignore[index]
+    assert name not in headers
+    assert headers.raw() == [(b"x", b"1")]
+
+
+def test_a_value_that_is_not_text_is_a_type_error() -> None:
+    headers = MutableHeaders()
+    with pytest.raises(TypeError, match="value given by itself must be str, not bytes"):
+        headers.add("x", b"v")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="must be str"):
+        headers.setdefault("x", b"v")  # type: ignore[arg-type]
+    headers.extend([(b"x", b"v")])
+    assert headers.get("x") == "v"
+    assert Headers([(b"accept", b"*/*")]).get("Accept") == "*/*"
+
+
+def test_pairs_that_are_neither_text_nor_bytes_are_a_type_error() -> None:
+    with pytest.raises(TypeError, match="str or bytes, not int"):
+        MutableHeaders().extend([("content-length", 5)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="str or bytes, not int"):
+        Headers([("content-length", 5)])  # type: ignore[arg-type]

@@ -193,6 +193,13 @@ def test_charsets_compare_by_codec(header: str, offer: str, quality: float) -> N
         ("", "identity", 1.0),
         ("", "gzip", 0.0),
         (" ", "gzip", 0.0),
+        # Empty list elements (two empty field lines joined) or only invalid ones say no
+        # more than an empty value: identity only, never "anything".
+        (",", "gzip", 0.0),
+        (",", "identity", 1.0),
+        (" , ,\t", "br", 0.0),
+        ("gzip;q=2", "gzip", 0.0),
+        ("gzip;q=2", "identity", 1.0),
         (None, "gzip", 1.0),
     ],
 )
@@ -250,3 +257,15 @@ def test_long_media_ranges_match() -> None:
     accept = parse_accept_header(f"application/{subtype};q=0.5", MIMEAccept)
     assert accept.quality(f"application/{subtype}") == 0.5
     assert accept.quality("application/json") == 0.0
+
+
+@given(
+    value=st.lists(
+        st.sampled_from(["", " ", "\t", "gzip;q=2", "br;q=x", "*;q=-1", "deflate;q=1.0001"]),
+        min_size=1,
+    ).map(",".join)
+)
+def test_an_accept_encoding_without_a_valid_item_means_identity_only(value: str) -> None:
+    accept = parse_accept_header(value, EncodingAccept)
+    assert accept.quality("identity") == 1.0
+    assert accept.best_match(["br", "gzip", "deflate", "identity"]) == "identity"

@@ -196,3 +196,19 @@ def test_long_values_parse(header: str) -> None:
     parse_options_header(header)
     parse_list_header(header)
     parse_dict_header(header)
+
+
+@given(
+    pairs=st.lists(
+        st.tuples(st.sampled_from(["a", "B", "b", "charset", "boundary"]), TOKEN), max_size=8
+    )
+)
+def test_repeated_names_are_listed_and_the_first_wins(pairs: list[tuple[str, str]]) -> None:
+    header = "; ".join(["multipart/form-data", *(f"{name}={value}" for name, value in pairs)])
+    _, params = parse_options_header(header)
+    names = [name.lower() for name, _ in pairs]
+    assert params.repeated == {name for name in names if names.count(name) > 1}
+    first: dict[str, str] = {}
+    for name, value in pairs:
+        first.setdefault(name.lower(), value)
+    assert params == first

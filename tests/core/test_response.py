@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import encodings.idna
 import json
 from collections.abc import AsyncIterator, Iterator
 from datetime import datetime, timezone
 from http import HTTPStatus
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from hypothesis import given
@@ -480,6 +482,26 @@ def test_redirect_refuses_other_statuses(status: int) -> None:
 def test_redirect_refuses_lone_surrogates() -> None:
     with pytest.raises(UnicodeEncodeError, match="surrogate"):
         redirect("/\ud800")
+
+
+def test_redirect_to_a_long_non_ascii_host_skips_idna(monkeypatch: pytest.MonkeyPatch) -> None:
+    # SECURITY: punycode is quadratic in the label length; 4,000 distinct CJK characters
+    # took seconds. No label longer than RFC 1035's 63 octets may reach the codec.
+    labels: list[int] = []
+    real = encodings.idna.ToASCII
+
+    def spy(label: str) -> bytes:
+        labels.append(len(label))
+        return real(label)
+
+    monkeypatch.setattr(encodings.idna, "ToASCII", spy)
+    host = "".join(map(chr, range(0x4E00, 0x4E00 + 4000)))
+    sent = redirect(f"http://{host}/path").headers["location"]
+    assert sent == "http://" + quote(host) + "/path"
+    assert all(length <= 63 for length in labels)
+    # A host within the limits is still encoded by IDNA.
+    assert redirect("http://例え.テスト/").headers["location"] == "http://xn--r8jz45g.xn--zckzah/"
+    assert labels
 
 
 @given(location=st.text())

@@ -27,10 +27,10 @@ def interface(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def client_for(app: microframework.Micro, interface: str) -> Client:
+def client_for(app: microframework.Micro, interface: str, *, raise_errors: bool = True) -> Client:
     if interface == "wsgi":
-        return Client(validator(app.as_wsgi()), interface="wsgi")
-    return Client(app.as_asgi(), interface="asgi")
+        return Client(validator(app.as_wsgi()), interface="wsgi", raise_app_exceptions=raise_errors)
+    return Client(app.as_asgi(), interface="asgi", raise_app_exceptions=raise_errors)
 
 
 @pytest.fixture
@@ -235,10 +235,15 @@ def test_a_broken_form_limit_is_mapped_while_feeding(own: Client) -> None:
 
 def test_a_crash_is_a_bare_500(interface: str) -> None:
     app = make_app()
-    with client_for(app, interface) as client:
+    with client_for(app, interface, raise_errors=False) as client:
         response = client.get("/crash")
     assert response.status_code == 500
     assert "boom" not in response.text
+
+
+def test_a_crash_is_raised_in_the_test(interface: str) -> None:
+    with client_for(make_app(), interface) as client, pytest.raises(RuntimeError, match="boom"):
+        client.get("/crash")
 
 
 def test_a_missing_slash_is_a_308(own: Client) -> None:

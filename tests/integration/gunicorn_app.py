@@ -41,7 +41,7 @@ def _stream_to_file(request: WSGIRequest) -> Response:
     digest = hashlib.sha256()
     size = 0
     with tempfile.TemporaryFile() as file:
-        for chunk in request.stream:
+        for chunk in request.iter_data():
             file.write(chunk)
             digest.update(chunk)
             size += len(chunk)
@@ -52,13 +52,13 @@ def _stream_to_file(request: WSGIRequest) -> Response:
 
 def _upload_form(request: WSGIRequest) -> Response:
     before = _peak_rss()
-    upload = request.files["file"]
+    upload = request.get_files()["file"]
     digest = hashlib.sha256()
     while chunk := upload.read(64 * 1024):
         digest.update(chunk)
     return JSONResponse(
         {
-            "field": request.form.get("field"),
+            "field": request.get_form().get("field"),
             "size": upload.size,
             "sha256": digest.hexdigest(),
             "rss_growth": _peak_rss() - before,

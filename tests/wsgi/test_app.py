@@ -193,7 +193,7 @@ def test_base_exceptions_propagate_and_release_the_request() -> None:
         return made[-1]
 
     def handler(request: WSGIRequest) -> Response:
-        assert request.files["f"].size == 3
+        assert request.get_files()["f"].size == 3
         raise KeyboardInterrupt
 
     app = wsgi_app(handler, spool=spool)
@@ -214,7 +214,7 @@ def test_uploads_are_released_at_the_end_of_the_request(kind: str) -> None:
         return made[-1]
 
     def handler(request: WSGIRequest) -> Response:
-        upload = request.files["f"]
+        upload = request.get_files()["f"]
         if kind == "error":
             raise ClientDisconnected()
         if kind == "bytes":

@@ -221,23 +221,23 @@ def test_get_data_reads_once_and_keeps_it() -> None:
     assert request.get_data() == b"hello"
     assert request.get_data() == b"hello"
     # The stream after get_data() reads the kept bytes again.
-    assert request.stream.read() == b"hello"
-    assert request.stream.read(2) == b"he"
+    assert request.input_stream.read() == b"hello"
+    assert request.input_stream.read(2) == b"he"
 
 
 def test_stream_is_read_once() -> None:
     request = WSGIRequest(make_environ("POST", body=b"hello"))
-    assert isinstance(request.stream, InputStream)
-    assert request.stream is request.stream
-    assert request.stream.read(2) == b"he"
-    with pytest.raises(RuntimeError, match="already read"):
+    assert isinstance(request.input_stream, InputStream)
+    assert request.input_stream is request.input_stream
+    assert request.input_stream.read(2) == b"he"
+    with pytest.raises(RuntimeError, match="already streamed"):
         request.get_data()
 
 
 def test_no_body() -> None:
     request = WSGIRequest(make_environ("POST"))
     assert request.get_data() == b""
-    assert request.form.to_dict() == {}
+    assert request.get_form().to_dict() == {}
 
 
 def test_max_content_length_is_413_before_reading() -> None:
@@ -274,7 +274,7 @@ def test_chunked_body_without_terminated_input_is_411() -> None:
     with pytest.raises(LengthRequired):
         request.get_data()
     with pytest.raises(LengthRequired):
-        request.form  # noqa: B018
+        request.get_form()
 
 
 def test_short_body_is_client_disconnected() -> None:
@@ -286,14 +286,14 @@ def test_short_body_is_client_disconnected() -> None:
 def test_json() -> None:
     body = b'{"name": "caf\xc3\xa9", "n": [1, 2]}'
     request = WSGIRequest(make_environ("POST", body=body, content_type="application/json"))
-    assert request.json == {"name": "caf\u00e9", "n": [1, 2]}
+    assert request.get_json() == {"name": "caf\u00e9", "n": [1, 2]}
     assert request.get_data() == body
 
 
 def test_invalid_json_is_400() -> None:
     request = WSGIRequest(make_environ("POST", body=b"{nope", content_type="application/json"))
     with pytest.raises(BadRequest):
-        request.json  # noqa: B018
+        request.get_json()
 
 
 def test_urlencoded_form() -> None:
@@ -303,25 +303,25 @@ def test_urlencoded_form() -> None:
         content_type="application/x-www-form-urlencoded",
     )
     request = WSGIRequest(environ)
-    assert request.form.getlist("a") == ["1", "2"]
-    assert request.form["b"] == "caf\u00e9"
-    assert len(request.files) == 0
-    assert request.form is request.form
+    assert request.get_form().getlist("a") == ["1", "2"]
+    assert request.get_form()["b"] == "caf\u00e9"
+    assert len(request.get_files()) == 0
+    assert request.get_form() is request.get_form()
 
 
 def test_form_after_get_data_uses_the_kept_bytes() -> None:
     environ = make_environ("POST", body=b"a=1", content_type="application/x-www-form-urlencoded")
     request = WSGIRequest(environ)
     assert request.get_data() == b"a=1"
-    assert request.form["a"] == "1"
+    assert request.get_form()["a"] == "1"
 
 
 def test_form_of_another_type_is_empty_and_reads_nothing() -> None:
     environ = make_environ("POST", body=b"{}", content_type="application/json")
     environ["wsgi.input"] = StrictInput(b"{}", allowed=0)
     request = WSGIRequest(environ)
-    assert request.form.to_dict() == {}
-    assert len(request.files) == 0
+    assert request.get_form().to_dict() == {}
+    assert len(request.get_files()) == 0
 
 
 def test_multipart_files_are_spooled_and_closed() -> None:
@@ -335,8 +335,8 @@ def test_multipart_files_are_spooled_and_closed() -> None:
 
     environ = make_environ("POST", body=body, content_type=MULTIPART_TYPE)
     with WSGIRequest(environ, spool=spool) as request:
-        assert request.form["field"] == "value"
-        upload = request.files["upload"]
+        assert request.get_form()["field"] == "value"
+        upload = request.get_files()["upload"]
         assert upload.filename == "a.bin"
         assert upload.size == 2000
         assert upload.read() == b"\x00\x01" * 1000
@@ -350,7 +350,7 @@ def test_multipart_files_are_spooled_and_closed() -> None:
 def test_default_spool_is_a_spooled_temporary_file() -> None:
     body = multipart(("upload", "a.txt", b"hello"))
     request = WSGIRequest(make_environ("POST", body=body, content_type=MULTIPART_TYPE))
-    stream = request.files["upload"].stream
+    stream = request.get_files()["upload"].stream
     assert isinstance(stream, tempfile.SpooledTemporaryFile)
     request.close()
     assert stream.closed
@@ -361,7 +361,7 @@ def test_form_limits_apply() -> None:
     environ = make_environ("POST", body=body, content_type=MULTIPART_TYPE)
     request = WSGIRequest(environ, form_limits=FormLimits(max_content_length=1000))
     with pytest.raises(RequestEntityTooLarge):
-        request.files  # noqa: B018
+        request.get_files()
     request.close()
 
 
@@ -376,7 +376,7 @@ def test_a_failed_form_leaves_no_open_spool() -> None:
     environ = make_environ("POST", body=body, content_type=MULTIPART_TYPE)
     request = WSGIRequest(environ, spool=spool)
     with pytest.raises(BadRequest):
-        request.form  # noqa: B018
+        request.get_form()
     request.close()
     assert made
     assert all(file.closed for file in made)
@@ -385,4 +385,4 @@ def test_a_failed_form_leaves_no_open_spool() -> None:
 def test_malformed_multipart_is_400() -> None:
     environ = make_environ("POST", body=b"garbage", content_type=MULTIPART_TYPE)
     with pytest.raises(BadRequest):
-        WSGIRequest(environ).form  # noqa: B018
+        WSGIRequest(environ).get_form()

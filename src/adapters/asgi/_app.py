@@ -7,6 +7,8 @@ uvicorn, hypercorn or the development server can run. The serving functions
 below it, :func:`serve_http` and :func:`serve_websocket`, hold the rules
 every ASGI application of this package follows: who answers an error, when
 a disconnect is silent, what an exception after the response head means.
+A test client that offers the scope extension :data:`RAISE_EXCEPTIONS` gets
+the exception raised instead of a 500.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ import asyncio
 import contextlib
 import contextvars
 import functools
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, Final
 
 from sansio_http._errors import HTTPError, InternalServerError
 from sansio_http._formdata import FormLimits, SpoolFactory
@@ -36,6 +39,7 @@ from ._types import ASGIApp, Receive, Scope, Send
 from ._websocket import WebSocket, WebSocketDisconnect
 
 __all__ = [
+    "RAISE_EXCEPTIONS",
     "Handler",
     "WebSocketHandler",
     "asgi_app",
@@ -51,6 +55,15 @@ Handler = Callable[[ASGIRequest], Awaitable[Response]]
 
 #: A websocket session handler: ``async def handler(websocket) -> None``.
 WebSocketHandler = Callable[[WebSocket], Awaitable[None]]
+
+#: The scope extension (``scope["extensions"]``) by which a test client asks
+#: for the application's exceptions, raised, rather than a 500.
+RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
+
+
+def _raises(scope: Scope) -> bool:
+    """Return whether the server asked for exceptions rather than 500s."""
+    return RAISE_EXCEPTIONS in (scope.get("extensions") or ())
 
 
 async def serve_http(
@@ -71,6 +84,8 @@ async def serve_http(
       the connection (the head already promised a complete body).
     - When the client has gone, nothing is sent and nothing propagates: a
       disconnect is never a 500 or an error for the server to log.
+    - When the scope offers the extension :data:`RAISE_EXCEPTIONS`, an
+      exception that would be a 500 propagates instead (for test clients).
 
     Args:
         scope: The ``http`` scope.
@@ -96,6 +111,8 @@ async def serve_http(
             if receiver.disconnected:
                 logger.info("error after the client disconnected", exc_info=True)
                 return
+            if _raises(scope):
+                raise
             logger.exception("error in the request handler")
             response = InternalServerError().to_response(request)
         try:
@@ -103,7 +120,7 @@ async def serve_http(
         except Exception:
             if sender.disconnected:
                 return
-            if sender.started:
+            if sender.started or _raises(scope):
                 # NOTE: the head promised a body that cannot be finished; the
                 # server must close the connection (ASGI spec, "Response").
                 raise
@@ -240,7 +257,21 @@ def asgi_app(
 
     Returns:
         The ASGI application.
+
+    Raises:
+        TypeError: ``handler`` is an :class:`~sansio_http.App` (mount it with
+            :func:`to_asgi`), or it or ``websocket`` is not a coroutine
+            function.
     """
+    if isinstance(handler, App):
+        raise TypeError("asgi_app() takes a handler function; mount an App with to_asgi(app)")
+    for name, func in (("handler", handler), ("websocket", websocket)):
+        if func is not None and not _is_async(func):
+            raise TypeError(
+                f"asgi_app() awaits its {name}, and {getattr(func, '__qualname__', func)!r} "
+                "is not a coroutine function: write it with async def, or use an App with "
+                "to_asgi(app), which runs plain views in a thread pool"
+            )
     request_args: dict[str, Any] = {}
     if max_content_length is not None:
         request_args["max_content_length"] = max_content_length
@@ -254,6 +285,12 @@ def asgi_app(
         # Taken by serve_http itself, not passed on to the request.
         request_args["head_limits"] = head_limits
     return _HandlerApp(handler, websocket, Lifespan(on_startup, on_shutdown), request_args)
+
+
+def _is_async(func: object) -> bool:
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+        getattr(func, "__call__", None)  # noqa: B004 (the method itself is inspected)
+    )
 
 
 class _AppRunner:
@@ -309,14 +346,23 @@ def to_asgi(
 
     Returns:
         The ASGI application, for uvicorn, hypercorn or the dev server.
+
+    Raises:
+        TypeError: ``app`` is not an :class:`~sansio_http.App`.
     """
+    if not isinstance(app, App):
+        raise TypeError(
+            f"to_asgi() mounts a sansio_http.App, not {type(app).__name__}: for a "
+            "handler function, async def handler(request) -> Response, use asgi_app(handler)"
+        )
     runner = _AppRunner(app.config.threads)
     app.thread_runner = runner
 
     async def handle(request: ASGIRequest) -> Response:
+        propagate = _raises(request.scope)
         if proxy_policy is not None:
             request = proxy_policy.apply(request)
-        return await app.dispatch_async(request)
+        return await app.dispatch_async(request, propagate=propagate)
 
     async def handle_websocket(websocket: WebSocket) -> None:
         request = websocket.request

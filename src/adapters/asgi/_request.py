@@ -2,30 +2,25 @@
 
 The request's head comes from the scope without copying (the raw header
 pairs are kept by reference); the body is read from ``receive()`` only when
-asked for, through :meth:`ASGIRequest.body`, :meth:`~ASGIRequest.stream`,
-:meth:`~ASGIRequest.form` or :meth:`~ASGIRequest.json`, with
-``max_content_length`` enforced as the bytes arrive.
+asked for, through the body API of :class:`~sansio_http.BodyRequest`, with
+``max_content_length`` enforced as the bytes arrive. The awaited reads are
+native here; the blocking ones, for ``def`` views running in a worker
+thread, hand each read over to the event loop and wait for it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import tempfile
-from collections.abc import AsyncIterator, Collection
-from typing import Any, Final
+from collections.abc import AsyncIterator, Collection, Coroutine, Iterator
+from typing import Any, Final, TypeVar
 
+from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
 from sansio_http._errors import ClientDisconnected, RequestEntityTooLarge
-from sansio_http._formdata import (
-    FormData,
-    FormEvent,
-    FormLimits,
-    SpoolFactory,
-    UploadedFile,
-)
+from sansio_http._formdata import FormData, FormEvent, FormLimits, SpoolFactory
 from sansio_http._forms import FormCollector, FormEventDecoder
-from sansio_http._json import decode_json
-from sansio_http._multidict import ImmutableMultiDict
-from sansio_http._request import Request
+from sansio_http._state import State
 
 from ._receive import Receiver
 from ._scope import server_address, split_path
@@ -50,12 +45,14 @@ def default_spool() -> tempfile.SpooledTemporaryFile[bytes]:
     return tempfile.SpooledTemporaryFile(max_size=DEFAULT_SPOOL_MEMORY)
 
 
+T = TypeVar("T")
+
 # The states of the body.
 _UNREAD, _STREAMING, _READ, _CACHED = range(4)
 
 
-class ASGIRequest(Request):
-    """A :class:`~sansio_http.Request` read from an ASGI scope, with a body.
+class ASGIRequest(BodyRequest):
+    """A :class:`~sansio_http.BodyRequest` read from an ASGI scope.
 
     ``path`` and ``root_path`` mean what they mean under WSGI whether or not
     the server includes ``root_path`` in the scope's ``path``.
@@ -67,12 +64,12 @@ class ASGIRequest(Request):
         max_content_length: The most body bytes accepted, or None for no
             limit; checked against Content-Length and while streaming, so
             it also holds for chunked bodies.
-        form_limits: The limits :meth:`form` enforces; the
+        form_limits: The limits the form readers enforce; the
             :class:`~sansio_http.FormLimits` defaults when None.
         spool: Makes the file each upload is written to; by default one
             kept in memory up to 1 MiB, then on disk.
         state: The lifespan state, when the server does not put one in the
-            scope itself.
+            scope itself; :attr:`state` starts as a shallow copy of it.
         trusted_hosts: As for :class:`~sansio_http.Request`.
     """
 
@@ -80,6 +77,8 @@ class ASGIRequest(Request):
     scope: Scope
     #: The most body bytes accepted, or None for no limit.
     max_content_length: int | None
+
+    _running_loop = staticmethod(asyncio._get_running_loop)
 
     def __init__(
         self,
@@ -119,6 +118,10 @@ class ASGIRequest(Request):
         self._body_state = _UNREAD
         self._body: bytes | None = None
         self._form: FormData | None = None
+        self._received = 0
+        # The loop the body arrives through, for the blocking reads of def
+        # views, which run on other threads.
+        self._loop = asyncio._get_running_loop()
 
     @property
     def raw_path(self) -> bytes | None:
@@ -133,18 +136,24 @@ class ASGIRequest(Request):
         return version
 
     @property
-    def state(self) -> dict[str, Any]:
-        """The lifespan state: what the startup hooks stored for requests.
+    def bytes_read(self) -> int:
+        """How many body bytes were received so far."""
+        if self._body is not None:
+            return len(self._body)
+        return self._received
 
-        Raises:
-            RuntimeError: Neither the server nor the application keeps one.
+    @functools.cached_property
+    def state(self) -> State:
+        """This request's own scratch space, seeded with the lifespan state.
+
+        It starts as a shallow copy of what the startup hooks stored (the
+        ASGI lifespan state), so a request can read those values, and set
+        its own without changing what other requests see.
         """
-        state = self.scope.get("state")
-        if state is None:
-            state = self._state
-        if state is None:
-            raise RuntimeError("the server and the application keep no lifespan state")
-        return state
+        lifespan = self.scope.get("state")
+        if lifespan is None:
+            lifespan = self._state
+        return State(lifespan)
 
     async def body(self) -> bytes:
         """Read the whole body once and keep it.
@@ -180,10 +189,7 @@ class ASGIRequest(Request):
         if self._body is not None:
             return _once(self._body)
         if self._body_state != _UNREAD:
-            raise RuntimeError(
-                "the request body was already consumed by stream(); "
-                "call body() first to read it more than once"
-            )
+            raise RuntimeError(ALREADY_STREAMED)
         self._body_state = _STREAMING
         return self._chunks()
 
@@ -203,6 +209,7 @@ class ASGIRequest(Request):
                     chunk = message.get("body", b"")
                     if chunk:
                         received += len(chunk)
+                        self._received = received
                         # Counted as the bytes arrive: a chunked body has no
                         # Content-Length to check up front.
                         if limit is not None and received > limit:
@@ -217,44 +224,12 @@ class ASGIRequest(Request):
         finally:
             self._body_state = _READ
 
-    async def form(self) -> ImmutableMultiDict[str, str]:
-        """Read and decode a form body; return its text fields.
-
-        A body that is not ``application/x-www-form-urlencoded`` or
-        ``multipart/form-data`` gives an empty form, unread.
-
-        Returns:
-            The text fields, in body order.
-
-        Raises:
-            BadRequest: The body is malformed.
-            RequestEntityTooLarge: The body breaks a limit.
-            ClientDisconnected: The client went away before the end.
-        """
-        return (await self._decode_form()).form
-
-    async def files(self) -> ImmutableMultiDict[str, UploadedFile]:
-        """Read and decode a form body; return its uploaded files.
-
-        The files are closed by :meth:`close`, which the adapter's
-        applications call when the response is sent.
-
-        Returns:
-            The uploaded files, in body order.
-
-        Raises:
-            BadRequest: The body is malformed.
-            RequestEntityTooLarge: The body breaks a limit.
-            ClientDisconnected: The client went away before the end.
-        """
-        return (await self._decode_form()).files
-
     async def _decode_form(self) -> FormData:
         if self._form is not None:
             return self._form
         if not FormEventDecoder.supports(self.mimetype):
-            self._form = _EMPTY_FORM
-            return _EMPTY_FORM
+            self._form = EMPTY_FORM
+            return EMPTY_FORM
         # The core's decoder in its two halves: parsing runs here, on the
         # loop (pure computation, a few microseconds per chunk), and the
         # collector writes the files. PERF: once the body passes
@@ -306,19 +281,6 @@ class ASGIRequest(Request):
         self._form = collector.result()
         return self._form
 
-    async def json(self) -> Any:
-        """Read the body and decode it as JSON.
-
-        Returns:
-            The decoded value.
-
-        Raises:
-            BadRequest: The body is not valid JSON.
-            RequestEntityTooLarge: The body exceeds ``max_content_length``.
-            ClientDisconnected: The client went away before the end.
-        """
-        return decode_json(await self.body())
-
     async def is_disconnected(self) -> bool:
         """Return whether the client is known to have gone, without waiting.
 
@@ -326,6 +288,43 @@ class ASGIRequest(Request):
             True once the server reported ``http.disconnect``.
         """
         return await self._receiver.poll()
+
+    # -- blocking reads: each one handed over to the event loop ----------
+
+    def _bridge(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the request's event loop; wait for its result."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            coroutine.close()
+            raise RuntimeError(
+                "this request has no running event loop to read its body through; "
+                "build it inside the ASGI application"
+            )
+        # NOTE: the calling thread is not the loop's (BodyRequest checks
+        # that first), so waiting here cannot deadlock the loop.
+        return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
+
+    def _read_body(self) -> bytes:
+        return self._bridge(self.body())
+
+    def _read_chunks(self) -> Iterator[bytes]:
+        if self._body is not None:
+            return iter((self._body,) if self._body else ())
+        # Called here, not in the generator: a consumed body fails at once.
+        chunks = self.stream()
+        return self._bridged_chunks(chunks)
+
+    def _bridged_chunks(self, chunks: AsyncIterator[bytes]) -> Iterator[bytes]:
+        while (chunk := self._bridge(_next_chunk(chunks))) is not None:
+            yield chunk
+
+    def _read_form(self) -> FormData:
+        if self._form is not None:
+            return self._form
+        return self._bridge(self._decode_form())
+
+    def _poll_disconnect(self) -> bool:
+        return self._bridge(self.is_disconnected())
 
     @property
     def has_resources(self) -> bool:
@@ -340,7 +339,11 @@ class ASGIRequest(Request):
             await asyncio.get_running_loop().run_in_executor(None, form.close)
 
 
-_EMPTY_FORM: Final = FormData(ImmutableMultiDict(), ImmutableMultiDict())
+async def _next_chunk(chunks: AsyncIterator[bytes]) -> bytes | None:
+    try:
+        return await chunks.__anext__()
+    except StopAsyncIteration:
+        return None
 
 
 async def _once(data: bytes) -> AsyncIterator[bytes]:

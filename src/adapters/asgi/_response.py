@@ -3,7 +3,9 @@
 A response becomes ``http.response.start`` and then body messages with
 ``more_body``. Bytes go in one message. Other bodies are streamed, and
 while they are, a task listens for ``http.disconnect`` so that a client that
-leaves stops the stream instead of leaving it running. Work that may block
+leaves stops the stream instead of leaving it running. The head of a streamed
+body waits for its first non-empty chunk, as a WSGI server's does, so that a
+body failing before it is still a 500 under both adapters. Work that may block
 (a sync iterator such as a generator, reading a file) runs in the default
 thread pool, one chunk at a time, never on the event loop.
 """
@@ -130,11 +132,10 @@ class ResponseSender:
         await self._emit({"type": self._body_type, "body": chunk, "more_body": more})
 
     async def _stream(self, start: Message, chunks: AsyncIterator[bytes]) -> None:
-        await self._start(start)
         if self._receiver is None:
-            await self._copy(chunks)
+            await self._copy(start, chunks)
             return
-        copying = asyncio.ensure_future(self._copy(chunks))
+        copying = asyncio.ensure_future(self._copy(start, chunks))
         listening = asyncio.ensure_future(self._receiver.wait_disconnect())
         try:
             await asyncio.wait((copying, listening), return_when=asyncio.FIRST_COMPLETED)
@@ -147,18 +148,29 @@ class ResponseSender:
         if not copying.cancelled():
             copying.result()  # raises what the body raised
 
-    async def _copy(self, chunks: AsyncIterator[bytes]) -> None:
+    async def _copy(self, start: Message, chunks: AsyncIterator[bytes]) -> None:
+        # The head waits for the first non-empty chunk: until then, an error
+        # can still become a 500 (a WSGI server does the same).
+        waiting = True
         try:
             async for chunk in chunks:
+                # PERF: the type check inline; a call per chunk costs ~10%.
+                data = chunk if type(chunk) is bytes else _as_bytes(chunk)
+                if not data:
+                    continue
                 # The listener may have seen the disconnect while this chunk
                 # was being made: nothing more is sent to a gone client.
                 if self.disconnected:
                     return
-                if chunk:
-                    await self._send_body(chunk, more=True)
+                if waiting:
+                    waiting = False
+                    await self._start(start)
+                await self._send_body(data, more=True)
         finally:
             await _close_body(chunks)
         if not self.disconnected:
+            if waiting:
+                await self._start(start)
             await self._send_body(b"", more=False)
 
     async def _send_file(self, start: Message, body: FileBody) -> None:
@@ -174,6 +186,16 @@ class ResponseSender:
             await self._stream(start, _file_chunks(file, segments))
         finally:
             await loop.run_in_executor(None, file.close)
+
+
+def _as_bytes(chunk: object) -> bytes:
+    # NOTE: the WSGI adapter checks chunks with the same words.
+    if isinstance(chunk, (bytes, bytearray, memoryview)):
+        return bytes(chunk)
+    raise TypeError(
+        f"a response body yields bytes, not {type(chunk).__name__}: encode text "
+        "before yielding it (chunk.encode())"
+    )
 
 
 async def _is_whole_file(body: FileBody) -> bool:

@@ -19,14 +19,18 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, MutableMapping
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 from sansio_http._headers import Headers
 
 from ._request import ClientRequest
 from ._response import ClientResponse
 
-__all__ = ["ASGIApp", "EventLoop", "Lifespan", "LifespanError", "run_asgi"]
+__all__ = ["RAISE_EXCEPTIONS", "ASGIApp", "EventLoop", "Lifespan", "LifespanError", "run_asgi"]
+
+#: The scope extension that asks the applications of sansio_http.asgi to
+#: raise their exceptions rather than answer 500 (offered with ``raise_errors``).
+RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 T = TypeVar("T")
 Message = MutableMapping[str, Any]
@@ -166,6 +170,8 @@ class _Exchange:
         self.finished = asyncio.Event()
         self.drained = asyncio.Event()
         scope = http_scope(request, state)
+        if raise_errors:
+            scope["extensions"][RAISE_EXCEPTIONS] = {}
         self.task = loop.start(self._call(app, scope))
 
     async def _call(self, app: ASGIApp, scope: Scope) -> None:

@@ -5,6 +5,10 @@ The environ is what a PEP 3333 server would build (it passes
 ``CONTENT_TYPE`` and ``CONTENT_LENGTH`` without the ``HTTP_`` prefix, and a
 ``wsgi.input`` that reads a streamed body lazily, chunk by chunk, ending
 with the body (``wsgi.input_terminated``) when no length is known.
+
+As a server does, the driver sends nothing before the application's first
+non-empty chunk: until then a ``start_response(..., exc_info)`` may still
+replace the status and headers (PEP 3333).
 """
 
 from __future__ import annotations
@@ -13,14 +17,14 @@ import io
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from sansio_http._headers import Headers
 
 from ._request import ClientRequest
 from ._response import ClientResponse
 
-__all__ = ["WSGIApp", "build_environ", "run_wsgi"]
+__all__ = ["RAISE_EXCEPTIONS", "WSGIApp", "build_environ", "run_wsgi"]
 
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
 
@@ -36,6 +40,10 @@ class StartResponse(Protocol):
 
 #: A PEP 3333 application.
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+#: The environ key that asks the applications of sansio_http.wsgi to raise
+#: their exceptions rather than answer 500 (set with ``raise_errors``).
+RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 # PEP 3333 names these two without the HTTP_ prefix.
 _UNPREFIXED = {"content-type": "CONTENT_TYPE", "content-length": "CONTENT_LENGTH"}
@@ -170,23 +178,34 @@ class _Exchange:
 
     def run(self) -> ClientResponse:
         environ = build_environ(self.request)
+        if self.raise_errors:
+            environ[RAISE_EXCEPTIONS] = True
         pending: list[bytes] = []
         try:
             self.result = self.app(environ, self.start_response)
             iterator = iter(self.result)
-            # PEP 3333 lets start_response wait until the first chunk.
-            while self.status is None:
+            # PEP 3333: the headers go out with the first non-empty chunk (or
+            # at the end of an empty body); until then the application may
+            # call start_response again with exc_info, and replace them.
+            while not pending:
                 chunk = next(iterator, None)
+                pending.extend(self._flush())
                 if chunk is None:
-                    raise RuntimeError("the application returned without calling start_response()")
-                pending.append(chunk)
+                    break
+                if chunk:
+                    if self.status is None:
+                        raise RuntimeError(
+                            "the application sent a body without calling start_response()"
+                        )
+                    pending.append(chunk)
+            if self.status is None:
+                raise RuntimeError("the application returned without calling start_response()")
         except Exception:
             self.close()
             if self.raise_errors:
                 raise
             return _server_error(self.request)
-        pending = [*self._flush(), *(chunk for chunk in pending if chunk)]
-        self.headers_sent = self.headers_sent or bool(pending)
+        self.headers_sent = True
         status = self.status
         chunks = self._body(iterator, pending)
         if self.request.method == "HEAD":

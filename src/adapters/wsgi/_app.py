@@ -5,12 +5,14 @@ authors who bring their own routing. Every callable built here answers the
 same way: an :class:`~sansio_http.HTTPError` becomes its own response, any
 other exception a 500 whose traceback goes to the ``sansio_http.wsgi``
 logger (never to the client), and the request's files are released when the
-server closes the response.
+server closes the response. A test client that sets the environ key
+:data:`RAISE_EXCEPTIONS` gets that exception raised instead of the 500.
 """
 
 from __future__ import annotations
 
 import atexit
+import inspect
 import sys
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
@@ -23,13 +25,13 @@ from sansio_http.app import App
 
 from ._environ import check_environ
 from ._request import WSGIRequest
-from ._response import StartResponse, logger, send_response
+from ._response import RAISE_EXCEPTIONS, StartResponse, logger, send_response
 from ._runner import CoroutineRunner
 
 if TYPE_CHECKING:
     from sansio_http._response import Response
 
-__all__ = ["WSGIApplication", "respond", "to_wsgi", "wsgi_app"]
+__all__ = ["RAISE_EXCEPTIONS", "WSGIApplication", "respond", "to_wsgi", "wsgi_app"]
 
 #: A PEP 3333 application callable.
 WSGIApplication = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -43,7 +45,9 @@ def respond(
 ) -> Iterable[bytes]:
     """Answer ``request`` with what ``handler`` returns or raises.
 
-    The one request cycle of every WSGI callable of this package.
+    The one request cycle of every WSGI callable of this package. What
+    would be answered with a 500 is raised instead when the environ holds
+    :data:`RAISE_EXCEPTIONS` (a test client asks for it).
 
     Args:
         request: The request, built from the environ.
@@ -61,10 +65,14 @@ def respond(
         except HTTPError as exc:
             response = exc.to_response(request)
         except Exception:
+            if request.environ.get(RAISE_EXCEPTIONS):
+                raise
             return _answer_crash(request, start_response, "Exception on %s %s")
         try:
             return send_response(response, request, start_response)
         except Exception:
+            if request.environ.get(RAISE_EXCEPTIONS):
+                raise
             return _answer_crash(request, start_response, "Exception sending the response to %s %s")
     except BaseException:
         # No iterable reaches the server, so nothing else would close it.
@@ -116,12 +124,26 @@ def wsgi_app(
     Returns:
         A PEP 3333 application, ready for gunicorn or any WSGI server.
 
+    Raises:
+        TypeError: ``handler`` is an :class:`~sansio_http.App` (mount it with
+            :func:`to_wsgi`) or a coroutine function.
+
     Example:
         >>> from sansio_http import Response
         >>> def hello(request):
         ...     return Response(f"Hello, {request.args.get('name', 'world')}!")
         >>> application = wsgi_app(hello)
     """
+    if isinstance(handler, App):
+        raise TypeError("wsgi_app() takes a handler function; mount an App with to_wsgi(app)")
+    if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+        getattr(handler, "__call__", None)  # noqa: B004 (the method itself is inspected)
+    ):
+        raise TypeError(
+            "wsgi_app() calls the handler from sync code, and "
+            f"{getattr(handler, '__qualname__', handler)!r} is async: write it with def, use "
+            "sansio_http.asgi.asgi_app for an async handler, or an App with to_wsgi(app)"
+        )
     options: dict[str, Any] = {
         "max_content_length": max_content_length,
         "form_limits": form_limits,
@@ -167,7 +189,15 @@ def to_wsgi(
 
     Returns:
         A PEP 3333 application, ready for gunicorn or any WSGI server.
+
+    Raises:
+        TypeError: ``app`` is not an :class:`~sansio_http.App`.
     """
+    if not isinstance(app, App):
+        raise TypeError(
+            f"to_wsgi() mounts a sansio_http.App, not {type(app).__name__}: for a "
+            "handler function, def handler(request) -> Response, use wsgi_app(handler)"
+        )
     runner = CoroutineRunner()
     app.coroutine_runner = runner
     for func in app.startup_funcs:
@@ -185,7 +215,7 @@ def to_wsgi(
     def handle(request: WSGIRequest) -> Response:
         if proxy_policy is not None:
             request = proxy_policy.apply(request)
-        return app.dispatch_sync(request)
+        return app.dispatch_sync(request, propagate=bool(request.environ.get(RAISE_EXCEPTIONS)))
 
     return wsgi_app(
         handle,

@@ -143,6 +143,11 @@ class InputStream:
         return self._count + self._remaining
 
     @property
+    def disconnected(self) -> bool:
+        """Whether a read saw the client go away before the end of the body."""
+        return isinstance(self._error, ClientDisconnected)
+
+    @property
     def bytes_read(self) -> int:
         """How many body bytes were read so far."""
         return self._count

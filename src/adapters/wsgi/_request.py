@@ -2,27 +2,28 @@
 
 The request's head comes from the environ without copying: paths are
 decoded as PEP 3333 asks, and the headers are a view over the environ's
-keys. The body is read from ``wsgi.input`` only when asked for, through
-:attr:`WSGIRequest.stream`, :meth:`~WSGIRequest.get_data`,
-:attr:`~WSGIRequest.form`, :attr:`~WSGIRequest.files` or
-:attr:`~WSGIRequest.json`, within the request's limits. Uploaded files go to
-spooled temporary files that :meth:`~WSGIRequest.close` releases.
+keys. The body is read from ``wsgi.input`` only when asked for, through the
+body API of :class:`~sansio_http.BodyRequest`, within the request's limits.
+The blocking reads are native here; the awaited ones read the same input,
+blocking the worker thread, as WSGI does. Uploaded files go to spooled
+temporary files that :meth:`~WSGIRequest.close` releases.
 """
 
 from __future__ import annotations
 
+import asyncio
+import select
+import socket
 import tempfile
-from collections.abc import Callable, Collection
+from collections.abc import AsyncIterator, Callable, Collection, Iterator
 from types import TracebackType
 from typing import Any, Final
 
 from typing_extensions import Self
 
-from sansio_http._formdata import FormData, FormLimits, SpoolFile, UploadedFile
+from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
+from sansio_http._formdata import FormData, FormLimits, SpoolFile
 from sansio_http._forms import FormDecoder
-from sansio_http._json import decode_json
-from sansio_http._multidict import ImmutableMultiDict
-from sansio_http._request import Request
 
 from ._environ import EnvironHeaders, decode_path, query_bytes, server_address
 from ._input import InputStream
@@ -40,12 +41,11 @@ DEFAULT_SPOOL_MEMORY: Final = 1024 * 1024
 # took a fifth less time than 64 KiB ones, while 512 KiB gained nothing more.
 _FORM_CHUNK_SIZE: Final = 256 * 1024
 
-_EMPTY_FORM: Final[FormData] = FormData(ImmutableMultiDict(), ImmutableMultiDict())
 _DEFAULT_FORM_LIMITS: Final = FormLimits()
 
 
-class WSGIRequest(Request):
-    """A :class:`~sansio_http.Request` read from a WSGI environ, with a body.
+class WSGIRequest(BodyRequest):
+    """A :class:`~sansio_http.BodyRequest` read from a WSGI environ.
 
     Constructing one reads nothing from ``wsgi.input`` and copies nothing
     from the environ; each attribute is computed on first access.
@@ -55,7 +55,7 @@ class WSGIRequest(Request):
         max_content_length: The most body bytes accepted, or None for no
             limit; a larger Content-Length is refused with 413 before
             anything is read, and a chunked body is cut off after it.
-        form_limits: The limits of :attr:`form` and :attr:`files`; the
+        form_limits: The limits of the form readers; the
             :class:`~sansio_http.FormLimits` defaults when omitted.
         spool: Makes the file that holds one uploaded file; by default a
             :class:`tempfile.SpooledTemporaryFile` that keeps up to
@@ -67,8 +67,10 @@ class WSGIRequest(Request):
     environ: dict[str, Any]
     #: The most body bytes accepted, or None for no limit.
     max_content_length: int | None = None
-    #: The limits of :attr:`form` and :attr:`files`.
+    #: The limits of the form readers.
     form_limits: FormLimits = _DEFAULT_FORM_LIMITS
+
+    _running_loop = staticmethod(asyncio._get_running_loop)
 
     # PERF: the body state lives in class defaults until it is first needed,
     # so that building a request sets as few attributes as possible.
@@ -77,6 +79,7 @@ class WSGIRequest(Request):
     _stream: InputStream | None = None
     _data: bytes | None = None
     _form_data: FormData | None = None
+    _streamed = False
 
     def __init__(
         self,
@@ -107,13 +110,40 @@ class WSGIRequest(Request):
         if spool is not None:
             self._spool_factory = spool
 
-    # -- the body -------------------------------------------------------------
+    # -- facts that are not I/O ------------------------------------------
 
     @property
-    def stream(self) -> InputStream:
-        """The body as a file-like stream, read once, within the limits.
+    def http_version(self) -> str:
+        """The HTTP version of SERVER_PROTOCOL, such as ``"1.1"`` or ``"2"``."""
+        protocol: str = self.environ.get("SERVER_PROTOCOL") or "HTTP/1.0"
+        return protocol.partition("/")[2] or protocol
 
-        After :meth:`get_data`, a new stream over the kept bytes.
+    @property
+    def raw_path(self) -> bytes | None:
+        """The request target's path as sent, when the server passes it on.
+
+        gunicorn (``RAW_URI``), uWSGI and Apache (``REQUEST_URI``) do; PEP 3333
+        does not ask for it, so it is None under other servers.
+        """
+        target = self.environ.get("RAW_URI") or self.environ.get("REQUEST_URI")
+        if not target:
+            return None
+        return str(target).partition("?")[0].encode("latin-1", "replace")
+
+    @property
+    def bytes_read(self) -> int:
+        """How many body bytes were read from ``wsgi.input`` so far."""
+        stream = self._stream
+        if stream is not None:
+            return stream.bytes_read
+        return len(self._data) if self._data is not None else 0
+
+    @property
+    def input_stream(self) -> InputStream:
+        """The body as a file-like object, within the limits, for WSGI libraries.
+
+        Reading from it consumes the body that the body API reads; views
+        use that API instead, which works under both adapters.
 
         Raises:
             BadRequest: CONTENT_LENGTH is not a number.
@@ -136,61 +166,84 @@ class WSGIRequest(Request):
         """Whether :meth:`close` has files to release."""
         return bool(self._spools)
 
-    def get_data(self) -> bytes:
-        """Read the whole body once and keep it.
+    # -- the body: blocking reads are native -----------------------------
 
-        Returns:
-            The body's bytes.
+    def _consume(self) -> InputStream:
+        """Return the input for the one read that consumes it."""
+        stream = self.input_stream
+        # Also refused after reads through input_stream itself.
+        if self._streamed or stream.bytes_read:
+            raise RuntimeError(ALREADY_STREAMED)
+        self._streamed = True
+        return stream
 
-        Raises:
-            HTTPError: As :attr:`stream` does; also
-                :class:`~sansio_http.ClientDisconnected` (400) when the body
-                ends before its Content-Length.
-            RuntimeError: The body was already read through :attr:`stream`
-                or by :attr:`form`, so it is no longer available whole.
-        """
+    def _read_body(self) -> bytes:
         data = self._data
         if data is None:
-            stream = self.stream
-            if stream.bytes_read:
-                raise RuntimeError(
-                    "the request body was already read from request.stream or by"
-                    " request.form; call get_data() first to read it more than once"
-                )
-            data = self._data = stream.read()
+            data = self._data = self._consume().read()
         return data
 
-    @property
-    def form(self) -> ImmutableMultiDict[str, str]:
-        """The text fields of a urlencoded or multipart body.
+    def _read_chunks(self) -> Iterator[bytes]:
+        data = self._data
+        if data is not None:
+            return iter((data,) if data else ())
+        return iter(self._consume())
 
-        Empty, without reading the body, for any other content type.
+    def _read_form(self) -> FormData:
+        form_data = self._form_data
+        if form_data is not None:
+            return form_data
+        mimetype = self.mimetype
+        if not FormDecoder.supports(mimetype):
+            form_data = self._form_data = EMPTY_FORM
+            return form_data
+        stream = self._consume() if self._data is None else InputStream.over(self._data)
+        decoder = FormDecoder(
+            mimetype,
+            self.mimetype_params,
+            content_length=stream.content_length,
+            limits=self.form_limits,
+            spool=self._spool,
+        )
+        read = stream.read1
+        while chunk := read(_FORM_CHUNK_SIZE):
+            decoder.feed(chunk)
+        form_data = self._form_data = decoder.close()
+        return form_data
 
-        Raises:
-            HTTPError: 400 for a malformed body, 413 past a limit of
-                :attr:`form_limits` or :attr:`max_content_length`, and what
-                :attr:`stream` raises.
-        """
-        return self._load_form().form
+    def _poll_disconnect(self) -> bool:
+        stream = self._stream
+        if stream is not None and stream.disconnected:
+            return True
+        # PEP 3333 gives no way to ask; gunicorn passes the client socket,
+        # which tells once the body has been read (else its bytes are next).
+        sock = self.environ.get("gunicorn.socket")
+        if not isinstance(sock, socket.socket) or not self._body_done():
+            return False
+        return _socket_closed(sock)
 
-    @property
-    def files(self) -> ImmutableMultiDict[str, UploadedFile]:
-        """The uploaded files of a multipart body, held by spool files.
+    def _body_done(self) -> bool:
+        if self._data is not None or self.content_length is None:
+            return True
+        stream = self._stream
+        return stream is not None and stream.content_length == stream.bytes_read
 
-        Raises:
-            HTTPError: As :attr:`form` does.
-        """
-        return self._load_form().files
+    # -- the body: awaited reads block the worker thread, as WSGI does ---
 
-    @property
-    def json(self) -> Any:
-        """The body decoded as JSON.
+    async def body(self) -> bytes:
+        """Read the whole body once and keep it (see :meth:`get_data`)."""
+        return self._read_body()
 
-        Raises:
-            BadRequest: The body is not valid JSON (or not UTF-8).
-            HTTPError: What :meth:`get_data` raises.
-        """
-        return decode_json(self.get_data())
+    def stream(self) -> AsyncIterator[bytes]:
+        """Return the body as an async iterator (see :meth:`iter_data`)."""
+        return _aiter(self._read_chunks())
+
+    async def _decode_form(self) -> FormData:
+        return self._read_form()
+
+    async def is_disconnected(self) -> bool:
+        """Return whether the client is known to be gone (see :meth:`check_disconnected`)."""
+        return self._poll_disconnect()
 
     def _spool(self) -> SpoolFile:
         factory = self._spool_factory
@@ -204,28 +257,6 @@ class WSGIRequest(Request):
             spools = self._spools = []
         spools.append(file)
         return file
-
-    def _load_form(self) -> FormData:
-        form_data = self._form_data
-        if form_data is not None:
-            return form_data
-        mimetype = self.mimetype
-        if not FormDecoder.supports(mimetype):
-            form_data = self._form_data = _EMPTY_FORM
-            return form_data
-        stream = self.stream
-        decoder = FormDecoder(
-            mimetype,
-            self.mimetype_params,
-            content_length=stream.content_length,
-            limits=self.form_limits,
-            spool=self._spool,
-        )
-        read = stream.read1
-        while chunk := read(_FORM_CHUNK_SIZE):
-            decoder.feed(chunk)
-        form_data = self._form_data = decoder.close()
-        return form_data
 
     # -- resources ------------------------------------------------------------
 
@@ -251,3 +282,24 @@ class WSGIRequest(Request):
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+async def _aiter(chunks: Iterator[bytes]) -> AsyncIterator[bytes]:
+    for chunk in chunks:
+        yield chunk
+
+
+def _socket_closed(sock: socket.socket) -> bool:
+    """Return whether the peer closed ``sock``, without blocking or reading."""
+    if sock.fileno() < 0:
+        # The server closed it: the connection is over.
+        return True
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+        return bool(readable) and sock.recv(1, socket.MSG_PEEK) == b""
+    except ValueError:
+        # A TLS socket takes no flags: nothing can be told.
+        return False
+    except OSError:
+        # A reset connection, or a socket already closed.
+        return True

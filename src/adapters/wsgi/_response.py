@@ -35,9 +35,13 @@ if TYPE_CHECKING:
 
     from ._request import WSGIRequest
 
-__all__ = ["HOP_BY_HOP", "StartResponse", "send_response", "wsgi_headers"]
+__all__ = ["HOP_BY_HOP", "RAISE_EXCEPTIONS", "StartResponse", "send_response", "wsgi_headers"]
 
 logger: Final = logging.getLogger("sansio_http.wsgi")
+
+#: The environ key by which a test client asks for the application's
+#: exceptions, raised, rather than a 500 (a server-defined name, PEP 3333).
+RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 #: What ``sys.exc_info()`` returns, the form ``start_response`` takes it in.
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType] | tuple[None, None, None]
@@ -143,8 +147,9 @@ class _StreamedBody:
     An error before the first non-empty chunk becomes a 500 through
     ``start_response(..., exc_info)``, which PEP 3333 allows as long as the
     server has not sent the headers, and it has not: a server sends them
-    with the first non-empty chunk. A later error propagates, and the server
-    aborts the response.
+    with the first non-empty chunk (unless the environ holds
+    :data:`RAISE_EXCEPTIONS`: then it propagates). A later error propagates,
+    and the server aborts the response.
     """
 
     __slots__ = ("_chunks", "_closers", "_request", "_start_response")
@@ -173,6 +178,8 @@ class _StreamedBody:
             else:
                 return
         except Exception:
+            if self._request.environ.get(RAISE_EXCEPTIONS):
+                raise
             yield from self._fail()
             return
         yield chunk
@@ -200,9 +207,13 @@ class _StreamedBody:
 
 
 def _as_bytes(chunk: object) -> bytes:
+    # NOTE: the ASGI adapter checks chunks with the same words.
     if isinstance(chunk, (bytes, bytearray, memoryview)):
         return bytes(chunk)
-    raise TypeError(f"a response body yields bytes, not {type(chunk).__name__}")
+    raise TypeError(
+        f"a response body yields bytes, not {type(chunk).__name__}: encode text "
+        "before yielding it (chunk.encode())"
+    )
 
 
 def _async_chunks(body: AsyncIterable[bytes]) -> Generator[bytes, None, None]:

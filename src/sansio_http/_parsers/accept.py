@@ -296,10 +296,10 @@ def parse_accept_header(value: str | None, cls: type[Accept] = Accept) -> Accept
     """Parse an ``Accept``-style header into ``cls``.
 
     Items with a weight that is not a number from 0 to 1 are skipped, as are
-    ranges that ``cls`` finds invalid. An empty but present
-    ``Accept-Encoding`` means "``identity`` only" (RFC 9110 §12.5.3); for the
-    other headers an absent, empty or wholly malformed value gives an empty
-    ``cls``, which accepts everything.
+    ranges that ``cls`` finds invalid. A present ``Accept-Encoding`` that
+    names no valid coding (empty, ``","``, or malformed) means "``identity``
+    only" (RFC 9110 §12.5.3); for the other headers an absent, empty or
+    wholly malformed value gives an empty ``cls``, which accepts everything.
 
     Args:
         value: The header value (all field lines joined by ``", "``), or None.
@@ -311,6 +311,10 @@ def parse_accept_header(value: str | None, cls: type[Accept] = Accept) -> Accept
     """
     if value is None:
         return cls()
-    if issubclass(cls, EncodingAccept) and not value.strip():
+    accept = cls(_parse_items(value))
+    if not accept and issubclass(cls, EncodingAccept):
+        # RFC 9110 §12.5.3: an empty Accept-Encoding asks for no coding. A list of empty
+        # elements ("," is two empty field lines joined, §5.6.1) or of invalid ones says
+        # no more than that: identity, which every client reads, not "anything".
         return cls([("identity", 1.0)])
-    return cls(_parse_items(value))
+    return accept

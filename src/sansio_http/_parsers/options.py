@@ -73,14 +73,33 @@ def _join_pieces(pieces: dict[int, tuple[str, bool]]) -> tuple[str, bool] | None
     return data.decode(codec, "replace"), extended
 
 
-def parse_options_header(value: str | None) -> tuple[str, dict[str, str]]:
+class Parameters(dict[str, str]):
+    """The parameters of a header value: a dict that knows its repeated names.
+
+    RFC 6838 §4.3 makes a parameter given twice an error; readers disagree on
+    which copy counts (the first here, the last in Werkzeug and ``multipart``),
+    so a caller that acts on a parameter can refuse the value instead.
+
+    Attributes:
+        repeated: The lower-cased names given more than once, plain or as
+            RFC 2231 pieces beside a plain one.
+    """
+
+    __slots__ = ("repeated",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.repeated: frozenset[str] = frozenset()
+
+
+def parse_options_header(value: str | None) -> tuple[str, Parameters]:
     r"""Parse a ``Content-Type``-like value into the value and its parameters.
 
     The value and parameter names are lower-cased; parameter values are
     stripped and unquoted (only ``\"`` and ``\\`` are escapes, so a
     browser's ``filename="C:\dir\a.txt"`` keeps its backslashes). The first
-    of several parameters with one name wins, and bare names without ``=`` are
-    skipped.
+    of several parameters with one name wins, and the name is listed in the
+    result's ``repeated``; bare names without ``=`` are skipped.
 
     An RFC 8187 ``key*=charset'lang'%xx`` parameter is percent-decoded with its
     charset (UTF-8, ISO-8859-1 or US-ASCII; the language is dropped) and
@@ -96,16 +115,21 @@ def parse_options_header(value: str | None) -> tuple[str, dict[str, str]]:
         ``(value, params)``; ``("", {})`` for an absent or empty header. Never
         raises.
     """
+    params = Parameters()
     if not value:
-        return "", {}
+        return "", params
     items = split_quoted(value, ";")
-    params: dict[str, str] = {}
+    seen: set[str] = set()
+    repeated: set[str] = set()
     pieces: dict[str, dict[int, tuple[str, bool]]] = {}
     for item in items[1:]:
         key, equals, raw = item.partition("=")
         key = key.strip().lower()
         if not key or not equals:
             continue
+        if key in seen:
+            repeated.add(key)
+        seen.add(key)
         text = unquote(raw.strip())
         extended = key.endswith("*")
         name, star, index = (key[:-1] if extended else key).rpartition("*")
@@ -121,7 +145,12 @@ def parse_options_header(value: str | None) -> tuple[str, dict[str, str]]:
     for name, numbered in pieces.items():
         joined = _join_pieces(numbered) if 0 in numbered else None
         if joined is not None:
-            params.setdefault(name + "*" if joined[1] else name, joined[0])
+            key = name + "*" if joined[1] else name
+            if key in params:
+                repeated.add(key)
+            params.setdefault(key, joined[0])
+    if repeated:
+        params.repeated = frozenset(repeated)
     return items[0].strip().lower(), params
 
 

@@ -1,9 +1,16 @@
 """The example application that ``make serve`` runs.
 
 It shows the toolkit end to end: an HTML page, a JSON endpoint, an upload
-form that reports what it received, and an ``async`` view. The dev server
-serves it through the ASGI adapter; ``sansio_http.wsgi.to_wsgi(app)`` serves
-the same App, with the same views, under gunicorn.
+form that reports what it received, an ``async`` view, and the built-in
+middleware: CORS for the JSON endpoints, gzip, and a signed-cookie session
+that counts visits. The dev server serves it through the ASGI adapter;
+``sansio_http.wsgi.to_wsgi(app)`` serves the same App, with the same views
+and middleware, under gunicorn.
+
+Settings come from the environment: ``EXAMPLE_SECRET_KEY`` signs the session
+cookie (a random key otherwise, so sessions end when the server restarts),
+and ``EXAMPLE_CORS_ORIGINS`` lists, separated by spaces, the origins whose
+pages may call the API (``http://localhost:3000`` otherwise).
 """
 
 from __future__ import annotations
@@ -11,11 +18,31 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import html
+import os
+import secrets
 from typing import Any
 
-from sansio_http import App, BodyRequest, Request, Response
+from sansio_http import (
+    App,
+    BodyRequest,
+    CORSMiddleware,
+    GZipMiddleware,
+    Request,
+    Response,
+    SessionMiddleware,
+)
+
+SECRET_KEY = os.environ.get("EXAMPLE_SECRET_KEY") or secrets.token_urlsafe(32)
+CORS_ORIGINS = os.environ.get("EXAMPLE_CORS_ORIGINS", "http://localhost:3000").split()
 
 app = App("example")
+# Outermost first: CORS answers preflights before anything else runs, and
+# its fields reach every response; the session cookie is set on the way out.
+app.add_middleware(
+    CORSMiddleware(CORS_ORIGINS, allow_methods=["GET", "POST"], allow_credentials=True)
+)
+app.add_middleware(GZipMiddleware())
+app.add_middleware(SessionMiddleware(SECRET_KEY))
 
 PAGE = """<!doctype html>
 <html lang="en">
@@ -27,6 +54,7 @@ development server through the ASGI adapter.</p>
 <ul>
   <li><a href="/api/hello?name=visitor">/api/hello?name=visitor</a>: a JSON endpoint</li>
   <li><a href="/later">/later</a>: an <code>async def</code> view</li>
+  <li><a href="/api/visits">/api/visits</a>: visits counted in a signed-cookie session</li>
 </ul>
 <h2>Upload</h2>
 <form id="upload" method="post" action="/upload" enctype="multipart/form-data">
@@ -49,6 +77,14 @@ def index(request: Request) -> Response:
 def hello(request: Request) -> dict[str, Any]:
     """Greet the ``name`` query argument as JSON."""
     return {"hello": request.args.get("name", "world"), "path": request.path}
+
+
+@app.get("/api/visits")
+def visits(request: Request) -> dict[str, int]:
+    """Count this browser's visits in its session."""
+    session = request.state.session
+    session["visits"] = session.get("visits", 0) + 1
+    return {"visits": session["visits"]}
 
 
 @app.get("/later")

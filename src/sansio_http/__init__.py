@@ -12,6 +12,8 @@ from __future__ import annotations
 from sansio_http._body import BodyRequest as BodyRequest
 from sansio_http._conditional import make_conditional as make_conditional
 from sansio_http._cookies import dump_cookie as dump_cookie
+from sansio_http._cors import CORSMiddleware as CORSMiddleware
+from sansio_http._cors import is_origin as is_origin
 from sansio_http._errors import BadGateway as BadGateway
 from sansio_http._errors import BadRequest as BadRequest
 from sansio_http._errors import ClientDisconnected as ClientDisconnected
@@ -63,6 +65,8 @@ from sansio_http._formdata import safe_filename as safe_filename
 from sansio_http._forms import FormCollector as FormCollector
 from sansio_http._forms import FormDecoder as FormDecoder
 from sansio_http._forms import FormEventDecoder as FormEventDecoder
+from sansio_http._gzip import GZipMiddleware as GZipMiddleware
+from sansio_http._gzip import GZipTransform as GZipTransform
 from sansio_http._head import HeadLimits as HeadLimits
 from sansio_http._head import check_head as check_head
 from sansio_http._headers import DeferredHeaders as DeferredHeaders
@@ -70,6 +74,10 @@ from sansio_http._headers import Headers as Headers
 from sansio_http._headers import HeaderValueError as HeaderValueError
 from sansio_http._headers import MutableHeaders as MutableHeaders
 from sansio_http._json import decode_json as decode_json
+from sansio_http._middleware import ChunkTransform as ChunkTransform
+from sansio_http._middleware import Middleware as Middleware
+from sansio_http._middleware import add_vary as add_vary
+from sansio_http._middleware import transform_body as transform_body
 from sansio_http._multidict import ImmutableMultiDict as ImmutableMultiDict
 from sansio_http._multidict import MultiDict as MultiDict
 from sansio_http._proxy import ProxyPolicy as ProxyPolicy
@@ -77,6 +85,9 @@ from sansio_http._request import Request as Request
 from sansio_http._response import JSONResponse as JSONResponse
 from sansio_http._response import Response as Response
 from sansio_http._response import redirect as redirect
+from sansio_http._sessions import MAX_COOKIE_SIZE as MAX_COOKIE_SIZE
+from sansio_http._sessions import Session as Session
+from sansio_http._sessions import SessionMiddleware as SessionMiddleware
 from sansio_http._state import State as State
 from sansio_http._status import PHRASES as PHRASES
 from sansio_http._status import reason_phrase as reason_phrase
@@ -90,6 +101,7 @@ from sansio_http.app import g as g
 __version__ = "0.3.0.dev0"
 
 __all__ = [
+    "MAX_COOKIE_SIZE",
     "PHRASES",
     "App",
     "AppConfig",
@@ -97,6 +109,8 @@ __all__ = [
     "BadRequest",
     "Blueprint",
     "BodyRequest",
+    "CORSMiddleware",
+    "ChunkTransform",
     "ClientDisconnected",
     "Conflict",
     "DeferredHeaders",
@@ -115,6 +129,8 @@ __all__ = [
     "FormEvent",
     "FormEventDecoder",
     "FormLimits",
+    "GZipMiddleware",
+    "GZipTransform",
     "GatewayTimeout",
     "Gone",
     "HTTPError",
@@ -128,6 +144,7 @@ __all__ = [
     "JSONResponse",
     "LengthRequired",
     "MethodNotAllowed",
+    "Middleware",
     "MultiDict",
     "MutableHeaders",
     "NotAcceptable",
@@ -144,6 +161,8 @@ __all__ = [
     "RequestedRangeNotSatisfiable",
     "Response",
     "ServiceUnavailable",
+    "Session",
+    "SessionMiddleware",
     "SpoolFile",
     "State",
     "TooManyRequests",
@@ -154,6 +173,7 @@ __all__ = [
     "UploadedFile",
     "__version__",
     "abort",
+    "add_vary",
     "check_head",
     "content_disposition",
     "current_request",
@@ -162,10 +182,12 @@ __all__ = [
     "file_response",
     "g",
     "guess_content_type",
+    "is_origin",
     "make_conditional",
     "parse_urlencoded",
     "reason_phrase",
     "redirect",
     "safe_filename",
     "safe_join",
+    "transform_body",
 ]

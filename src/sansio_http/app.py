@@ -28,6 +28,7 @@ from typing_extensions import ParamSpec
 from sansio_http._debug import is_local, traceback_page
 from sansio_http._errors import HTTPError, InternalServerError, MethodNotAllowed
 from sansio_http._formdata import FormLimits
+from sansio_http._middleware import Middleware
 from sansio_http._request import Request
 from sansio_http._response import JSONResponse, Response
 from sansio_http.routing import Converter, Router, Rule
@@ -357,6 +358,13 @@ class App(_Scaffold):
         self.thread_runner: ThreadRunner | None = None
         self._sync_cache: dict[Callable[..., Any], Callable[..., Any]] = {}
         self._async_cache: dict[Callable[..., Any], Callable[..., Awaitable[Any]]] = {}
+        #: The registered middleware, outermost first (see :meth:`add_middleware`).
+        self.middleware: list[Any] = []
+        # Per middleware, its (process_request, process_response) hooks, None
+        # where it has none, converted once in add_middleware.
+        self._middleware_hooks: list[
+            tuple[Callable[..., Any] | None, Callable[..., Any] | None]
+        ] = []
 
     # -- registration ----------------------------------------------------
 
@@ -415,6 +423,58 @@ class App(_Scaffold):
             self._sync_cache[func] = self.ensure_sync(func)
         if func not in self._async_cache:
             self._async_cache[func] = self.ensure_async(func)
+
+    def add_middleware(self, middleware: Any) -> None:
+        """Add a middleware inside those added before it.
+
+        The first middleware added is the outermost: ``process_request``
+        hooks run in the order of registration, before routing, and
+        ``process_response`` hooks in the reverse order, after the
+        ``after_request`` hooks, on every response. A ``process_request``
+        that answers skips routing, the ``before_request`` hooks, the view
+        and the inner middleware; the App's ``after_request`` hooks and the
+        outer middleware still process its answer (its own
+        ``process_response`` does not run). An exception raised by either
+        hook is answered by the App's error handlers, and the outer
+        middleware process that answer. See :doc:`/middleware`.
+
+        Args:
+            middleware: An object with a ``process_request`` and/or a
+                ``process_response`` method, plain or ``async def``, such as a
+                :class:`~sansio_http.Middleware` subclass.
+
+        Raises:
+            TypeError: The object has neither hook.
+        """
+        hooks: list[Callable[..., Any] | None] = []
+        for name in ("process_request", "process_response"):
+            hook = getattr(middleware, name, None)
+            # A hook inherited from the Middleware base does nothing: skip it.
+            if getattr(hook, "__func__", None) is getattr(Middleware, name):
+                hook = None
+            if hook is not None:
+                self._prepare_hook(hook, blocking=getattr(middleware, "blocking", True))
+            hooks.append(hook)
+        if hooks == [None, None]:
+            raise TypeError(
+                f"{middleware!r} is not a middleware: it has neither process_request "
+                "nor process_response"
+            )
+        self.middleware.append(middleware)
+        self._middleware_hooks.append((hooks[0], hooks[1]))
+
+    def _prepare_hook(self, hook: Callable[..., Any], *, blocking: bool) -> None:
+        if blocking or inspect.iscoroutinefunction(hook):
+            self._prepare(hook)
+            return
+        # A plain hook that never blocks runs inline under ASGI too: a thread
+        # hop per request would cost more than the hook itself.
+        self._sync_cache[hook] = hook
+
+        async def inline(*args: Any, **kwargs: Any) -> Any:
+            return hook(*args, **kwargs)
+
+        self._async_cache[hook] = inline
 
     def on_startup(self, func: F) -> F:
         """Run ``func()`` when the server starts (ASGI lifespan, or WSGI mount)."""
@@ -612,9 +672,16 @@ class App(_Scaffold):
         """
         scopes: tuple[_Scaffold, ...] = (self,)
         failure: BaseException | None = None
+        # The process_response hooks of the middleware entered so far.
+        entered: list[Callable[..., Any]] | None = None
         try:
             try:
-                found = self._match(request)
+                if self._middleware_hooks:
+                    entered = []
+                    early = yield from self._enter_middleware(request, entered)
+                    found = self._match(request) if early is None else early
+                else:
+                    found = self._match(request)
                 if isinstance(found, Response):
                     response = found
                 else:
@@ -634,6 +701,12 @@ class App(_Scaffold):
                 # without running the after_request hooks again.
                 response, unhandled = yield from self._handle_exception(
                     request, exc, scopes, propagate
+                )
+                if unhandled is not None:
+                    failure = unhandled
+            if entered:
+                response, unhandled = yield from self._exit_middleware(
+                    request, response, entered, propagate
                 )
                 if unhandled is not None:
                     failure = unhandled
@@ -690,6 +763,50 @@ class App(_Scaffold):
                     return self.make_response(result, hook)
         result = yield endpoint.view, (request,), values
         return self.make_response(result, endpoint.view)
+
+    def _enter_middleware(
+        self, request: Request, entered: list[Callable[..., Any]]
+    ) -> Generator[_Call, Any, Response | None]:
+        """Run the process_request hooks; return an early answer or None."""
+        for process_request, process_response in self._middleware_hooks:
+            if process_request is not None:
+                result = yield process_request, (request,), {}
+                if result is not None:
+                    return self.make_response(result, process_request)
+            if process_response is not None:
+                entered.append(process_response)
+        return None
+
+    def _exit_middleware(
+        self,
+        request: Request,
+        response: Response,
+        entered: list[Callable[..., Any]],
+        propagate: bool,
+    ) -> Generator[_Call, Any, tuple[Response, Exception | None]]:
+        """Run the process_response hooks, innermost first.
+
+        Returns the response and the last exception no handler took, as
+        :meth:`_handle_exception` does.
+        """
+        failure: Exception | None = None
+        for process_response in reversed(entered):
+            try:
+                result = yield process_response, (request, response), {}
+                if not isinstance(result, Response):
+                    name = getattr(process_response, "__qualname__", repr(process_response))
+                    raise TypeError(
+                        f"{name} returned {type(result).__name__}; process_response "
+                        "returns a Response"
+                    )
+                response = result
+            except Exception as exc:
+                response, unhandled = yield from self._handle_exception(
+                    request, exc, (self,), propagate
+                )
+                if unhandled is not None:
+                    failure = unhandled
+        return response, failure
 
     def _find_handler(
         self, exc: BaseException, scopes: tuple[_Scaffold, ...]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
@@ -69,3 +70,35 @@ async def echo_asgi(scope: Scope, receive: Callable[..., Any], send: Callable[..
         }
     )
     await send({"type": "http.response.body", "body": text})
+
+
+def facts_wsgi(environ: Environ, start_response: StartResponse) -> Iterable[bytes]:
+    """Answer with what the environ says of the request, as JSON."""
+    facts = {
+        "path": environ["PATH_INFO"],
+        "query": environ["QUERY_STRING"],
+        "host": environ.get("HTTP_HOST"),
+        "scheme": environ["wsgi.url_scheme"],
+        "http": {k: v for k, v in environ.items() if k.startswith("HTTP_")},
+    }
+    body = json.dumps(facts).encode()
+    headers = [("Content-Type", "application/json"), ("Content-Length", str(len(body)))]
+    start_response("200 OK", headers)
+    return [body]
+
+
+async def facts_asgi(scope: Scope, receive: Callable[..., Any], send: Callable[..., Any]) -> None:
+    """Answer with what the scope says of the request, as JSON."""
+    if scope["type"] == "lifespan":
+        return
+    hosts = [v.decode("latin-1") for n, v in scope["headers"] if n == b"host"]
+    facts = {
+        "path": scope["path"],
+        "query": scope["query_string"].decode("latin-1"),
+        "host": hosts[0] if len(hosts) == 1 else hosts,
+        "names": [n.decode("latin-1") for n, _ in scope["headers"]],
+    }
+    body = json.dumps(facts).encode()
+    headers = [(b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

@@ -27,7 +27,7 @@ ASGI_VERSION = {"version": "3.0", "spec_version": "2.4"}
 def http_scope(exchange: Exchange, state: dict[str, Any]) -> dict[str, Any]:
     """Return the ASGI ``http`` scope of an exchange."""
     request = exchange.request
-    raw_path, _, query = request.target.partition(b"?")
+    raw_path = exchange.path
     return {
         "type": "http",
         "asgi": ASGI_VERSION,
@@ -36,9 +36,9 @@ def http_scope(exchange: Exchange, state: dict[str, Any]) -> dict[str, Any]:
         "scheme": exchange.scheme,
         "path": unquote_to_bytes(raw_path).decode("utf-8", "replace"),
         "raw_path": raw_path,
-        "query_string": query,
+        "query_string": exchange.query,
         "root_path": "",
-        "headers": list(request.headers),
+        "headers": exchange.headers,
         "client": exchange.client,
         "server": exchange.server,
         "state": dict(state),
@@ -61,14 +61,14 @@ class ASGIRunner:
     async def __call__(self, exchange: Exchange) -> None:
         """Run the application for one HTTP exchange."""
         response_done = asyncio.Event()
-        body_failed: list[bool] = []
+        body_failed: list[BodyError] = []
 
         async def receive() -> Message:
             if not exchange.body_complete:
                 try:
                     chunk = await exchange.receive()
-                except BodyError:
-                    body_failed.append(True)
+                except BodyError as exc:
+                    body_failed.append(exc)
                     return {"type": "http.disconnect"}
                 if chunk is not None:
                     return {"type": "http.request", "body": chunk, "more_body": True}
@@ -128,7 +128,7 @@ class ASGIRunner:
             # An app must answer; treat silence as a crash.
             problem: Exception = RuntimeError("the application returned without a response")
             if body_failed:
-                problem = BodyError("the request body was incomplete or malformed")
+                problem = body_failed[0]
             status, headers, body = error_response(problem, self.config.debug)
             await exchange.start(status, headers)
             await exchange.write(body)
@@ -152,6 +152,9 @@ class ASGIRunner:
             except Exception as exc:
                 # An app that does not speak lifespan raises on the scope type.
                 await self._lifespan_events.put({"type": "lifespan.unsupported", "exc": exc})
+            else:
+                # Or it returns at once; then startup must not wait for it.
+                await self._lifespan_events.put({"type": "lifespan.unsupported"})
 
         self._lifespan_task = asyncio.create_task(run())
         await self._lifespan_queue.put({"type": "lifespan.startup"})

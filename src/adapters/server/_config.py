@@ -27,8 +27,12 @@ class Config:
         max_target_size: Bytes allowed for the request target.
         max_connections: Connections served at once; others get a 503.
         max_drain_size: Unread request body skipped to keep a connection.
+        backlog: Connections the kernel queues before the server accepts them.
         header_timeout: Seconds to receive a whole request head.
-        body_timeout: Seconds to wait for each piece of a request body.
+        body_timeout: Seconds to wait for each piece of a request body, and
+            the time allowance a body starts with.
+        min_body_rate: Bytes per second that extend the body's allowance by
+            one second each; 0 leaves only ``body_timeout`` per piece.
         keepalive_timeout: Seconds an idle keep-alive connection is kept.
         shutdown_timeout: Seconds in-flight requests get on shutdown.
         access_log: Log one line per request.
@@ -50,10 +54,21 @@ class Config:
     # Skipping a small unread body keeps the connection; a large one costs
     # more than a new connection does.
     max_drain_size: int = 1024 * 1024
+    # gunicorn's and uvicorn's default; asyncio's own 100 makes a burst of
+    # 1,000 connections wait for SYN retries. The kernel caps it at somaxconn.
+    backlog: int = 2048
     # Apache's mod_reqtimeout allows 20 s for headers; a development server
     # on a laptop can be stricter without hurting real clients.
     header_timeout: float = 10.0
-    body_timeout: float = 30.0
+    # mod_reqtimeout's "body=20,MinRate=500": 20 s to start, then at least
+    # 500 bytes a second on average, so slow uploads cannot hold the WSGI
+    # threads for long.
+    body_timeout: float = 20.0
+    min_body_rate: float = 500.0
+    # nginx buffers whole bodies before it calls an upstream, which is what
+    # keeps slow clients off gunicorn's workers; 64 KiB covers most form
+    # posts and JSON bodies while bounding the memory per connection.
+    max_prefetch_size: int = 64 * 1024
     # Nginx's keepalive_timeout is 75 s, uvicorn's 5 s.
     keepalive_timeout: float = 5.0
     shutdown_timeout: float = 10.0

@@ -2,9 +2,11 @@
 
 One :class:`HTTPConnection` serves one TCP connection: it reads request heads
 within a deadline, refuses what h11 lets through but a server must not
-(RFC 9112 §6.1 smuggling, duplicate Host, oversized heads), hands each
-request to the application runner as an :class:`Exchange`, skips unread
-bodies, and keeps the connection alive when that is safe.
+(RFC 9112 §6.1 smuggling, a missing, repeated or malformed Host, a target
+that is none of RFC 9112 §3.2's forms, HTTP/2 and other versions, oversized
+heads), hands each request to the application runner as an
+:class:`Exchange`, skips unread bodies, and keeps the connection alive when
+that is safe.
 """
 
 from __future__ import annotations
@@ -18,16 +20,29 @@ import h11
 
 from sansio_http._status import PHRASES
 from sansio_http.server._config import Config
+from sansio_http.server._date import with_date
 from sansio_http.server._exchange import Exchange
+from sansio_http.server._target import InvalidTarget, Target, parse_host, parse_target
 
 Runner = Callable[[Exchange], Awaitable[None]]
-Upgrader = Callable[["HTTPConnection", h11.Request], Awaitable[None]]
+Upgrader = Callable[["HTTPConnection", h11.Request, Target], Awaitable[None]]
 
 log = logging.getLogger("sansio_http.server")
 
 # RFC 9112 §7.1.1: chunk-ext = *( BWS ";" BWS chunk-ext-name [ BWS "=" BWS
 # chunk-ext-val ] ), all visible characters; h11 accepts anything after ";".
 _CHUNK_LINE = re.compile(rb"[0-9A-Fa-f]+[\t ]*(?:;[\t !-~]*)?")
+# RFC 9112 §2.2: empty lines before a request line are ignored.
+_BLANK_LINES = re.compile(rb"(?:\r?\n)*")
+
+
+class _Refusal(Exception):
+    """A request head the server answers itself, with a status and a reason."""
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
 
 
 class HTTPConnection:
@@ -46,8 +61,12 @@ class HTTPConnection:
         self.config = config
         self.runner = runner
         self.upgrader = upgrader
-        self.h11 = h11.Connection(h11.SERVER, max_incomplete_event_size=config.max_header_size)
+        self.h11 = self._new_h11()
         self.busy = False
+        # Empty lines skipped before the current request line, and a lone
+        # CR held back until its LF arrives.
+        self._blank_bytes = 0
+        self._held = b""
         peer = writer.get_extra_info("peername")
         sock = writer.get_extra_info("sockname")
         self.client = (str(peer[0]), int(peer[1])) if isinstance(peer, tuple) else None
@@ -74,16 +93,23 @@ class HTTPConnection:
             if request is None:
                 return
             head = _Head(request)
-            problem = self._check_head(request, head)
-            if problem is not None:
-                status, reason = problem
-                await self.refuse(status, reason)
+            try:
+                target = self._check_head(request, head)
+            except _Refusal as refusal:
+                await self.refuse(refusal.status, refusal.reason)
                 return
             if self.upgrader is not None and head.websocket and request.method == b"GET":
-                await self.upgrader(self, request)
+                await self.upgrader(self, request, target)
                 return
             exchange = Exchange(
-                self.h11, self.reader, self.writer, request, self.config, self.client, self.server
+                self.h11,
+                self.reader,
+                self.writer,
+                request,
+                self.config,
+                self.client,
+                self.server,
+                target,
             )
             if head.content_length and head.transfer_encoding:
                 # RFC 9112 §6.1: answer, then close, so that whatever the
@@ -105,8 +131,37 @@ class HTTPConnection:
             if not await self._finish_cycle(exchange):
                 return
 
+    def _new_h11(self) -> h11.Connection:
+        return h11.Connection(h11.SERVER, max_incomplete_event_size=self.config.max_header_size)
+
+    def _receive(self, data: bytes) -> None:
+        """Pass bytes to h11, minus empty lines before a request line."""
+        if not data:
+            # The end of the stream: h11 reports it as ConnectionClosed.
+            self._held = b""
+            self.h11.receive_data(b"")
+            return
+        if self.h11.their_state is h11.IDLE and not self.h11.trailing_data[0]:
+            # h11 refuses an empty line where a request line is due; RFC 9112
+            # §2.2 asks a server to ignore at least one.
+            data = self._held + data
+            self._held = b""
+            skip = _BLANK_LINES.match(data)
+            end = skip.end() if skip is not None else 0
+            self._blank_bytes += end
+            data = data[end:]
+            if self._blank_bytes > self.config.max_header_size:
+                raise _Refusal(400, "too many empty lines before the request line")
+            if data == b"\r":
+                self._held = data
+                return
+            if not data:
+                return
+        self.h11.receive_data(data)
+
     async def _read_head(self, first: bool) -> h11.Request | None:
         """Return the next request head, or None when the connection ends."""
+        self._blank_bytes = 0
         loop = asyncio.get_running_loop()
         idle = self.config.header_timeout if first else self.config.keepalive_timeout
         deadline: float | None = None
@@ -130,38 +185,63 @@ class HTTPConnection:
                     return None
                 if deadline is None:
                     deadline = loop.time() + self.config.header_timeout
-                self.h11.receive_data(data)
+                try:
+                    self._receive(data)
+                except _Refusal as refusal:
+                    await self.refuse(refusal.status, refusal.reason)
+                    return None
                 continue
             # ConnectionClosed, or PAUSED after a refused cycle.
             return None
 
-    def _check_head(self, request: h11.Request, head: _Head) -> tuple[int, str] | None:
-        """Return the status and reason to refuse a request with, if any."""
+    def _check_head(self, request: h11.Request, head: _Head) -> Target:
+        """Return the request's target, or raise the refusal that answers it."""
         config = self.config
         if len(request.target) > config.max_target_size:
-            return 414, "request target too long"
+            raise _Refusal(414, "request target too long")
         if len(request.headers) > config.max_header_count:
-            return 431, "too many header fields"
+            raise _Refusal(431, "too many header fields")
         # h11 only measures a head that is still incomplete; one that arrives
         # whole in a single read must be measured here.
         if len(request.method) + len(request.target) + 12 + head.size > config.max_header_size:
-            return 431, "request head too large"
-        if request.http_version == b"1.1":
-            if head.hosts != 1:
-                # RFC 9112 §3.2: exactly one Host in an HTTP/1.1 request.
-                return 400, "an HTTP/1.1 request needs exactly one Host header"
-        return None
+            raise _Refusal(431, "request head too large")
+        version = request.http_version
+        if request.method == b"PRI" and request.target == b"*" and version == b"2.0":
+            # RFC 9113 §3.4: the HTTP/2 connection preface, sent with prior
+            # knowledge; an HTTP/1.1 server answers it as a bad request.
+            raise _Refusal(400, "HTTP/2 is not supported; use HTTP/1.1")
+        if not version.startswith(b"1."):
+            # RFC 9110 §15.6.6; RFC 9112 §2.3: a higher minor version of
+            # HTTP/1 is answered as HTTP/1.1, another major version is not.
+            raise _Refusal(505, "only HTTP/1.0 and HTTP/1.1 are supported")
+        # RFC 9112 §3.2: exactly one Host in an HTTP/1.1 request, never
+        # more than one, and a valid value (RFC 9110 §7.2) in any version.
+        if head.hosts > 1 or (head.hosts == 0 and version != b"1.0"):
+            raise _Refusal(400, "an HTTP/1.1 request needs exactly one Host header")
+        try:
+            if head.host is not None:
+                parse_host(head.host)
+            target = parse_target(request.method, request.target)
+        except InvalidTarget as exc:
+            raise _Refusal(400, str(exc)) from exc
+        if request.method == b"CONNECT":
+            # RFC 9110 §9.3.6: CONNECT asks for a tunnel, which only a proxy
+            # provides; §15.6.2: an unimplemented method is a 501.
+            raise _Refusal(501, "CONNECT is not supported: this is not a proxy")
+        return target
 
     async def refuse(self, status: int, reason: str) -> None:
         """Answer with a short error and close the connection."""
         if self.h11.our_state not in (h11.IDLE, h11.SEND_RESPONSE):
             return
         body = f"{status} {reason}\n".encode("ascii", "replace")
-        headers = [
-            (b"content-type", b"text/plain; charset=utf-8"),
-            (b"content-length", str(len(body)).encode()),
-            (b"connection", b"close"),
-        ]
+        headers = with_date(
+            [
+                (b"content-type", b"text/plain; charset=utf-8"),
+                (b"content-length", str(len(body)).encode()),
+                (b"connection", b"close"),
+            ]
+        )
         try:
             phrase = PHRASES.get(status, "").encode("ascii")
             head = h11.Response(status_code=status, headers=headers, reason=phrase)
@@ -193,23 +273,47 @@ class HTTPConnection:
             self.h11.start_next_cycle()
         except h11.LocalProtocolError:
             return False
+        leftover, closed = self.h11.trailing_data
+        if leftover[:1] in (b"\r", b"\n"):
+            # h11 already holds the next bytes; a fresh state machine lets
+            # _receive skip the empty lines a client sent after a body.
+            self.h11 = self._new_h11()
+            self._blank_bytes = 0
+            self._held = b""
+            try:
+                self._receive(bytes(leftover))
+            except _Refusal as refusal:
+                await self.refuse(refusal.status, refusal.reason)
+                return False
+            if closed:
+                self.h11.receive_data(b"")
         return True
 
 
 class _Head:
     """What the connection checks in a request's header fields, in one pass."""
 
-    __slots__ = ("chunked", "content_length", "hosts", "size", "transfer_encoding", "websocket")
+    __slots__ = (
+        "chunked",
+        "content_length",
+        "host",
+        "hosts",
+        "size",
+        "transfer_encoding",
+        "websocket",
+    )
 
     def __init__(self, request: h11.Request) -> None:
         self.size = 0
         self.hosts = 0
+        self.host: bytes | None = None
         self.content_length = self.transfer_encoding = self.chunked = self.websocket = False
         # h11 gives lower-case names.
         for name, value in request.headers:
             self.size += len(name) + len(value) + 4
             if name == b"host":
                 self.hosts += 1
+                self.host = value
             elif name == b"content-length":
                 self.content_length = True
             elif name == b"transfer-encoding":

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 
 from sansio_http._debug import traceback_page
-from sansio_http.server._exchange import BodyError
+from sansio_http.server._exchange import BodyError, BodyTimeout
 
 log = logging.getLogger("sansio_http.server")
 
@@ -22,8 +22,13 @@ def error_response(exc: BaseException, debug: bool) -> tuple[int, list[tuple[byt
         debug: Whether to show the traceback to the client.
 
     Returns:
-        A 400 when the request body could not be read, otherwise a 500.
+        A 408 when the request body came too slowly, a 400 when it could not
+        be read otherwise, and a 500 for anything else.
     """
+    if isinstance(exc, BodyTimeout) or isinstance(exc.__cause__, BodyTimeout):
+        # RFC 9110 §15.5.9: the request did not arrive in the time allowed.
+        body = b"408 Request Timeout: the request body arrived too slowly\n"
+        return 408, _plain(body), body
     if isinstance(exc, BodyError) or isinstance(exc.__cause__, BodyError):
         body = b"400 Bad Request: the request body was incomplete or malformed\n"
         return 400, _plain(body), body

@@ -8,12 +8,15 @@ read the next piece of the body, start the response, write, end.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from typing import Protocol
 
 import h11
 
 from sansio_http._status import PHRASES
 from sansio_http.server._config import Config
+from sansio_http.server._date import with_date
+from sansio_http.server._target import Target
 
 
 class ChunkChecker(Protocol):
@@ -27,11 +30,19 @@ class BodyError(Exception):
     """The request body could not be read completely."""
 
 
+class BodyTimeout(BodyError):
+    """The request body stopped, or arrived more slowly than allowed."""
+
+
 class Exchange:
     """A request received on a connection and the response being sent.
 
     Attributes:
         request: The h11 request event.
+        path: The request path, still percent-encoded.
+        query: The query string, without ``?``.
+        headers: The request's header fields; for an absolute-form target
+            the Host is the target's authority (RFC 9112 §3.2.2).
         scheme: ``"http"``; the development server does not terminate TLS.
         client: The peer's address and port.
         server: The local address and port.
@@ -50,12 +61,16 @@ class Exchange:
         config: Config,
         client: tuple[str, int] | None,
         server: tuple[str, int] | None,
+        target: Target,
     ) -> None:
         self._h11 = connection
         self._reader = reader
         self._writer = writer
         self._config = config
         self.request = request
+        self.path = target.path
+        self.query = target.query
+        self.headers = effective_headers(request.headers, target.authority)
         self.scheme = "http"
         self.client = client
         self.server = server
@@ -68,18 +83,30 @@ class Exchange:
         self.close_after = False
         self._head_method = request.method == b"HEAD"
         self.chunk_checker: ChunkChecker | None = None
+        # What min_body_rate measures: bytes received, seconds spent waiting.
+        self._received = 0
+        self._waited = 0.0
+
+    @property
+    def expects_continue(self) -> bool:
+        """Whether the client waits for ``100 Continue`` before its body."""
+        return bool(self._h11.they_are_waiting_for_100_continue) and not self.started
 
     async def receive(self) -> bytes | None:
         """Return the next piece of the request body, or None at its end.
 
         Raises:
-            BodyError: The client closed the connection, timed out or broke
-                the framing before the body was complete.
+            BodyTimeout: The client stopped sending for ``body_timeout``, or
+                sent more slowly than ``min_body_rate`` allows.
+            BodyError: The client closed the connection or broke the
+                framing before the body was complete.
         """
         if self.body_complete:
             return None
-        if self._h11.they_are_waiting_for_100_continue and not self.started:
-            await self._send(h11.InformationalResponse(status_code=100, headers=[]))
+        if self.expects_continue:
+            # RFC 9110 §15.2.1; the reason phrase as in every final response.
+            interim = h11.InformationalResponse(status_code=100, headers=[], reason=b"Continue")
+            await self._send(interim)
         while True:
             try:
                 event = self._h11.next_event()
@@ -87,14 +114,7 @@ class Exchange:
                 self.close_after = True
                 raise BodyError(str(exc)) from exc
             if event is h11.NEED_DATA:
-                try:
-                    data = await asyncio.wait_for(
-                        self._reader.read(65536), self._config.body_timeout
-                    )
-                except (asyncio.TimeoutError, ConnectionError) as exc:
-                    self.close_after = True
-                    self.lost.set()
-                    raise BodyError("timed out reading the request body") from exc
+                data = await self._read()
                 if not data:
                     self.lost.set()
                 elif self.chunk_checker is not None and not self.chunk_checker.feed(data):
@@ -114,15 +134,45 @@ class Exchange:
             self.close_after = True
             raise BodyError(f"unexpected {type(event).__name__} in the request body")
 
+    async def _read(self) -> bytes:
+        """Read from the socket within the body's time allowance."""
+        config = self._config
+        timeout = config.body_timeout
+        if config.min_body_rate:
+            # SECURITY: a per-read timeout alone lets a client hold a WSGI
+            # thread forever with a byte every few seconds. As Apache's
+            # mod_reqtimeout (body=20,MinRate=500) does, the time spent waiting
+            # may not exceed body_timeout plus one second per min_body_rate
+            # bytes received.
+            allowance = config.body_timeout + self._received / config.min_body_rate
+            timeout = min(timeout, max(0.0, allowance - self._waited))
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            data = await asyncio.wait_for(self._reader.read(65536), timeout)
+        except asyncio.TimeoutError as exc:
+            # The client is still there: it gets a 408, then the close.
+            self.close_after = True
+            raise BodyTimeout("the request body arrived too slowly") from exc
+        except ConnectionError as exc:
+            self.close_after = True
+            self.lost.set()
+            raise BodyError("the connection was lost") from exc
+        finally:
+            self._waited += loop.time() - started
+        self._received += len(data)
+        return data
+
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
-        """Send the response head."""
+        """Send the response head, with a ``Date`` unless it has one."""
         if self.close_after:
             headers = [(n, v) for n, v in headers if n.lower() != b"connection"]
             headers.append((b"connection", b"close"))
         self.status = status
         self.started = True
         reason = PHRASES.get(status, "").encode("ascii")
-        await self._send(h11.Response(status_code=status, headers=headers, reason=reason))
+        response = h11.Response(status_code=status, headers=with_date(headers), reason=reason)
+        await self._send(response)
 
     async def write(self, data: bytes) -> None:
         """Send a piece of the response body (dropped for HEAD)."""
@@ -146,3 +196,23 @@ class Exchange:
             except ConnectionError:
                 self.lost.set()
                 raise
+
+
+def effective_headers(
+    headers: Iterable[tuple[bytes, bytes]], authority: bytes | None
+) -> list[tuple[bytes, bytes]]:
+    """Return the header fields, the Host replaced by ``authority`` if given.
+
+    Args:
+        headers: The request's header fields, names in lower case.
+        authority: The authority of an absolute-form target, or None.
+
+    Returns:
+        A new list; with an authority, ``host`` comes first and only once.
+    """
+    if authority is None:
+        return list(headers)
+    # RFC 9112 §3.2.2: an origin server MUST ignore the Host header field of
+    # an absolute-form request and use the target's authority instead.
+    others = [(name, value) for name, value in headers if name != b"host"]
+    return [(b"host", authority), *others]

@@ -9,6 +9,9 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+#: Set to ``"1"`` in the environment of the server the reloader runs.
+RELOADED = "SANSIO_HTTP_RELOADED"
+
 
 def _python_files(roots: list[Path]) -> Iterator[Path]:
     for root in roots:
@@ -40,8 +43,9 @@ def run_with_reloader(argv: list[str], roots: list[Path], interval: float = 0.5)
         The exit status of the last child when the watcher is interrupted.
     """
     command = [sys.executable, "-m", "sansio_http.server", *argv]
+    env = {**os.environ, RELOADED: "1"}
     before = snapshot(roots)
-    child = subprocess.Popen(command, env=os.environ.copy())
+    child = subprocess.Popen(command, env=env)
     try:
         while True:
             time.sleep(interval)
@@ -51,7 +55,7 @@ def run_with_reloader(argv: list[str], roots: list[Path], interval: float = 0.5)
                 print("sansio_http.server: change detected, restarting", file=sys.stderr)
                 child.terminate()
                 child.wait()
-                child = subprocess.Popen(command, env=os.environ.copy())
+                child = subprocess.Popen(command, env=env)
             elif child.poll() is not None and child.returncode not in (0, -15):
                 # Crashed at import (a syntax error, say): wait for a fix.
                 continue

@@ -4,25 +4,47 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
+import errno
 import inspect
 import ipaddress
 import logging
+import os
 import signal
 from collections.abc import Callable
 from typing import Any, cast
 from urllib.parse import quote
 
+import h11
+
 from sansio_http.app import App
 from sansio_http.server._asgi import ASGIApp, ASGIRunner
 from sansio_http.server._config import Config
 from sansio_http.server._connection import HTTPConnection
+from sansio_http.server._date import http_date
 from sansio_http.server._exchange import Exchange
+from sansio_http.server._log import setup_logging
+from sansio_http.server._reload import RELOADED
+from sansio_http.server._target import Target
 from sansio_http.server._websocket import AVAILABLE as websocket_available
 from sansio_http.server._websocket import WebSocketSession
 from sansio_http.server._wsgi import WSGIApp, WSGIRunner
 
 log = logging.getLogger("sansio_http.server")
 access_log = logging.getLogger("sansio_http.server.access")
+
+
+class ListenError(OSError):
+    """The server could not listen on its address; the message says why."""
+
+
+def _listen_problem(config: Config, exc: OSError) -> str:
+    address = f"{config.host}:{config.port}"
+    if exc.errno == errno.EADDRINUSE:
+        return f"cannot listen on {address}: the port is in use; pick another with --port"
+    # asyncio's message repeats the address; the system's own is shorter.
+    reason = os.strerror(exc.errno) if exc.errno and exc.errno > 0 else str(exc)
+    return f"cannot listen on {address}: {reason}"
 
 
 def detect_interface(app: Any) -> str:
@@ -103,20 +125,23 @@ class Server:
                     exchange.sent_bytes,
                 )
 
-    async def _upgrade(self, connection: HTTPConnection, request: Any) -> None:
+    async def _upgrade(
+        self, connection: HTTPConnection, request: h11.Request, target: Target
+    ) -> None:
         if self.asgi is None:
             await connection.refuse(501, "websockets need an ASGI application")
             return
         if not websocket_available:
             await connection.refuse(501, "websockets need sansio-http[server]")
             return
-        await WebSocketSession(self.asgi.app, connection, request, self.asgi.state).run()
+        session = WebSocketSession(self.asgi.app, connection, request, target, self.asgi.state)
+        await session.run()
 
     async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if len(self.connections) >= self.config.max_connections or self.stopping.is_set():
             writer.write(
                 b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n"
-                b"connection: close\r\n\r\n"
+                b"connection: close\r\ndate: " + http_date() + b"\r\n\r\n"
             )
             with contextlib.suppress(ConnectionError):
                 await writer.drain()
@@ -135,14 +160,36 @@ class Server:
                 self.tasks.discard(cast("asyncio.Task[None]", task))
 
     async def start(self) -> None:
-        """Run the lifespan startup and start listening."""
-        if self.asgi is not None:
-            await self.asgi.startup()
-        self._server = await asyncio.start_server(
-            self._handle, self.config.host, self.config.port, limit=self.config.max_header_size
-        )
+        """Bind the socket, run the lifespan startup, then start accepting.
+
+        Raises:
+            ListenError: The address cannot be bound (a port in use, say);
+                the lifespan startup has not run.
+        """
+        config = self.config
+        try:
+            self._server = await asyncio.start_server(
+                self._handle,
+                config.host,
+                config.port,
+                limit=config.max_header_size,
+                backlog=config.backlog,
+                start_serving=False,
+            )
+        except OSError as exc:
+            error = ListenError(_listen_problem(config, exc))
+            error.errno = exc.errno
+            raise error from exc
         sock = self._server.sockets[0].getsockname()
         self.port = int(sock[1])
+        if self.asgi is not None:
+            try:
+                await self.asgi.startup()
+            except BaseException:
+                self._server.close()
+                await self._server.wait_closed()
+                raise
+        await self._server.start_serving()
 
     async def stop(self) -> None:
         """Stop listening, let in-flight requests finish, then shut down."""
@@ -179,26 +226,67 @@ class Server:
             await self.stop()
 
 
-def run(app: Any, config: Config | None = None, **options: Any) -> None:
+def run(
+    app: Any,
+    config: Config | None = None,
+    *,
+    name: str | None = None,
+    **options: Any,
+) -> None:
     """Serve ``app`` until interrupted.
+
+    Logs one line when it is ready: the application, the interface, the
+    address and the mode.
 
     Args:
         app: A WSGI callable, an ASGI callable, or an :class:`~sansio_http.App`.
         config: The settings; keyword ``options`` override its fields.
+        name: How the banner names the application, such as
+            ``"mypackage.web:app"``; by default its module and name.
         **options: Fields of :class:`Config`, such as ``host`` and ``port``.
-    """
-    import dataclasses
 
+    Raises:
+        ListenError: The address cannot be bound.
+        ValueError: The configuration is refused (debug mode off loopback).
+    """
     config = dataclasses.replace(config or Config(), **options)
     server = Server(app, config)
+    label = name or app_name(app)
+    setup_logging()
+
+    # The --reload watcher marks the server processes it starts.
+    reloading = os.environ.get(RELOADED) == "1"
 
     def ready(server: Server) -> None:
-        url = f"http://{config.host}:{server.port}"
-        log.info("serving %s (%s) on %s — press Ctrl+C to stop", _name(app), server.interface, url)
-        print(f"Serving on {url}", flush=True)
+        log.info("%s", banner(label, server, reload=reloading))
 
     asyncio.run(server.serve(ready))
 
 
-def _name(app: Any) -> str:
-    return getattr(app, "__qualname__", type(app).__qualname__)
+def banner(name: str, server: Server, *, reload: bool = False) -> str:
+    """Return the line the server logs when it starts listening.
+
+    Args:
+        name: The application, as ``module:attr``.
+        server: The server, listening.
+        reload: Whether a reloader restarts it on changes.
+
+    Returns:
+        For example ``Serving app:app (WSGI) on http://127.0.0.1:8000,
+        debug off, reload on; press Ctrl+C to stop``.
+    """
+    host = server.config.host
+    if ":" in host:
+        host = f"[{host}]"
+    return (
+        f"Serving {name} ({server.interface.upper()}) on http://{host}:{server.port}, "
+        f"debug {'on' if server.config.debug else 'off'}, reload {'on' if reload else 'off'}; "
+        "press Ctrl+C to stop"
+    )
+
+
+def app_name(app: Any) -> str:
+    """Return ``module:name`` for an application object, as well as it can."""
+    target = app if hasattr(app, "__qualname__") else type(app)
+    module = getattr(target, "__module__", None) or "?"
+    return f"{module}:{target.__qualname__}"

@@ -16,6 +16,9 @@ from urllib.parse import unquote_to_bytes
 import h11
 
 from sansio_http.server._asgi import ASGI_VERSION, ASGIApp, Message
+from sansio_http.server._date import with_date
+from sansio_http.server._exchange import effective_headers
+from sansio_http.server._target import Target
 
 try:
     from wsproto.connection import Connection, ConnectionType
@@ -41,11 +44,18 @@ class WebSocketSession:
     """Bridge one websocket connection to an ASGI application."""
 
     def __init__(
-        self, app: ASGIApp, connection: HTTPConnection, request: h11.Request, state: dict[str, Any]
+        self,
+        app: ASGIApp,
+        connection: HTTPConnection,
+        request: h11.Request,
+        target: Target,
+        state: dict[str, Any],
     ) -> None:
         self.app = app
         self.connection = connection
         self.request = request
+        self.target = target
+        self.headers = effective_headers(request.headers, target.authority)
         self.state = state
         self.queue: asyncio.Queue[Message] = asyncio.Queue()
         self.accepted = False
@@ -58,10 +68,10 @@ class WebSocketSession:
 
     def scope(self) -> dict[str, Any]:
         """Return the ASGI ``websocket`` scope."""
-        raw_path, _, query = self.request.target.partition(b"?")
+        raw_path = self.target.path
         protocols = [
             p.strip().decode("latin-1")
-            for name, value in self.request.headers
+            for name, value in self.headers
             if name == b"sec-websocket-protocol"
             for p in value.split(b",")
         ]
@@ -72,9 +82,9 @@ class WebSocketSession:
             "scheme": "ws",
             "path": unquote_to_bytes(raw_path).decode("utf-8", "replace"),
             "raw_path": raw_path,
-            "query_string": query,
+            "query_string": self.target.query,
             "root_path": "",
-            "headers": list(self.request.headers),
+            "headers": list(self.headers),
             "client": self.connection.client,
             "server": self.connection.server,
             "subprotocols": protocols,
@@ -102,6 +112,13 @@ class WebSocketSession:
         finally:
             if self.reader is not None:
                 self.reader.cancel()
+        if not self.accepted and not self.closed:
+            # ASGI websocket spec: an application that returns before
+            # accepting has refused the handshake, which is a 403. A denial
+            # response left unfinished cannot be completed: refuse() then
+            # sends nothing and the connection closes.
+            await self.connection.refuse(403, "Forbidden")
+            return
         if self.accepted and not self.closed:
             await self._send_close(1000, "")
 
@@ -122,7 +139,7 @@ class WebSocketSession:
                 headers.append((b"sec-websocket-protocol", message["subprotocol"].encode()))
             headers.extend((bytes(n), bytes(v)) for n, v in message.get("headers", []))
             conn = self.connection.h11
-            data = conn.send(h11.InformationalResponse(status_code=101, headers=headers))
+            data = conn.send(h11.InformationalResponse(status_code=101, headers=with_date(headers)))
             self.connection.writer.write(data or b"")
             await self.connection.writer.drain()
             trailing, _ = conn.trailing_data
@@ -152,7 +169,8 @@ class WebSocketSession:
             headers = [(bytes(n), bytes(v)) for n, v in head.get("headers", [])]
             if not self._denial_started:
                 self._denial_started = True
-                data = conn.send(h11.Response(status_code=head["status"], headers=headers))
+                response = h11.Response(status_code=head["status"], headers=with_date(headers))
+                data = conn.send(response)
                 self.connection.writer.write(data or b"")
             self.connection.writer.write(conn.send(h11.Data(data=message.get("body", b""))) or b"")
             if not message.get("more_body", False):

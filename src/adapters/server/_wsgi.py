@@ -3,6 +3,8 @@
 The application runs in a worker thread; every read of ``wsgi.input`` and
 every write of the response goes back to the event loop and waits there, so
 a slow client slows only its own thread (back-pressure), never the loop.
+The first ``max_prefetch_size`` bytes of a body are read on the loop before
+a thread is taken, so a slow small upload holds no thread at all.
 """
 
 from __future__ import annotations
@@ -25,15 +27,61 @@ StartResponse = Callable[..., Callable[[bytes], object]]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 
+class Prefetched:
+    """The start of a request body, read before the application runs.
+
+    Attributes:
+        data: The bytes read.
+        complete: Whether ``data`` is the whole body.
+        error: Why reading stopped early, if it failed; the application's
+            read raises it once it has consumed ``data``.
+    """
+
+    __slots__ = ("complete", "data", "error")
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.complete = False
+        self.error: BodyError | None = None
+
+
+async def prefetch(exchange: Exchange, limit: int) -> Prefetched:
+    """Read up to about ``limit`` bytes of the body on the event loop.
+
+    Nothing is read when the client waits for ``100 Continue``: the
+    application decides whether it wants the body (RFC 9110 §10.1.1).
+    """
+    head = Prefetched()
+    if limit <= 0 or exchange.expects_continue:
+        return head
+    try:
+        while len(head.data) < limit:
+            chunk = await exchange.receive()
+            if chunk is None:
+                head.complete = True
+                break
+            head.data += chunk
+    except BodyError as exc:
+        head.error = exc
+    return head
+
+
 class InputStream(io.RawIOBase):
     """``wsgi.input``: the request body, read from the event loop on demand."""
 
-    def __init__(self, exchange: Exchange, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        exchange: Exchange,
+        loop: asyncio.AbstractEventLoop,
+        head: Prefetched | None = None,
+    ) -> None:
         super().__init__()
         self._exchange = exchange
         self._loop = loop
-        self._buffer = bytearray()
-        self._eof = False
+        head = head or Prefetched()
+        self._buffer = head.data
+        self._eof = head.complete
+        self._error = head.error
 
     def readable(self) -> bool:
         """Return True: the body can be read."""
@@ -42,8 +90,10 @@ class InputStream(io.RawIOBase):
     def _fill(self) -> bool:
         if self._eof:
             return False
-        future = asyncio.run_coroutine_threadsafe(self._exchange.receive(), self._loop)
         try:
+            if self._error is not None:
+                raise self._error
+            future = asyncio.run_coroutine_threadsafe(self._exchange.receive(), self._loop)
             chunk = future.result()
         except BodyError as exc:
             self._eof = True
@@ -89,13 +139,12 @@ def build_environ(exchange: Exchange, stream: InputStream, config: Config) -> di
     """Return the PEP 3333 environ of a request."""
     request = exchange.request
     target = request.target
-    path, _, query = target.partition(b"?")
     server = exchange.server or (config.host, config.port)
     environ: dict[str, Any] = {
         "REQUEST_METHOD": request.method.decode("ascii"),
         "SCRIPT_NAME": "",
-        "PATH_INFO": unquote_to_bytes(path).decode("latin-1"),
-        "QUERY_STRING": query.decode("latin-1"),
+        "PATH_INFO": unquote_to_bytes(exchange.path).decode("latin-1"),
+        "QUERY_STRING": exchange.query.decode("latin-1"),
         "RAW_URI": target.decode("latin-1"),
         "REQUEST_URI": target.decode("latin-1"),
         "SERVER_NAME": str(server[0]),
@@ -115,7 +164,13 @@ def build_environ(exchange: Exchange, stream: InputStream, config: Config) -> di
     if exchange.client is not None:
         environ["REMOTE_ADDR"] = exchange.client[0]
         environ["REMOTE_PORT"] = str(exchange.client[1])
-    for raw_name, raw_value in request.headers:
+    for raw_name, raw_value in exchange.headers:
+        if b"_" in raw_name:
+            # SECURITY: CGI names turn "-" into "_", so "X-Forwarded_For"
+            # would land on (or merge into) HTTP_X_FORWARDED_FOR, and
+            # "Transfer_Encoding" on HTTP_TRANSFER_ENCODING. Such fields are
+            # dropped, as gunicorn and nginx drop them.
+            continue
         name = raw_name.decode("latin-1")
         value = raw_value.decode("latin-1")
         if name == "content-type":
@@ -143,17 +198,22 @@ class WSGIRunner:
     async def __call__(self, exchange: Exchange) -> None:
         """Run the application for one exchange."""
         loop = asyncio.get_running_loop()
-        await loop.run_in_executor(self.pool, self._run, exchange, loop)
+        # SECURITY: a thread waiting on a slow body is a thread no one else
+        # gets; the start of the body is read here, where waiting is cheap.
+        prefetched = await prefetch(exchange, self.config.max_prefetch_size)
+        await loop.run_in_executor(self.pool, self._run, exchange, loop, prefetched)
 
     def close(self) -> None:
         """Stop the thread pool once running requests finish."""
         self.pool.shutdown(wait=False)
 
-    def _run(self, exchange: Exchange, loop: asyncio.AbstractEventLoop) -> None:
+    def _run(
+        self, exchange: Exchange, loop: asyncio.AbstractEventLoop, prefetched: Prefetched
+    ) -> None:
         def call(coroutine: Any) -> Any:
             return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
 
-        stream = InputStream(exchange, loop)
+        stream = InputStream(exchange, loop, prefetched)
         environ = build_environ(exchange, stream, self.config)
         head: list[Any] = []
 

@@ -1,0 +1,83 @@
+"""Start a test module's applications under real servers on 127.0.0.1.
+
+``start("uvicorn", module, log)`` runs ``module:asgi_application`` under
+uvicorn, ``start("gunicorn", ...)`` runs ``module:wsgi_application`` under
+gunicorn; both return once the port accepts connections.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+STARTUP_TIMEOUT = 20.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def command(name: str, module: str, port: int) -> list[str]:
+    if name == "gunicorn":
+        return [
+            sys.executable, "-m", "gunicorn", f"{module}:wsgi_application",
+            "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--threads", "4",
+            "--workers", "1", "--timeout", "30",
+        ]  # fmt: skip
+    if name == "uvicorn":
+        return [
+            sys.executable, "-m", "uvicorn", f"{module}:asgi_application",
+            "--host", "127.0.0.1", "--port", str(port), "--lifespan", "on", "--no-access-log",
+        ]  # fmt: skip
+    raise ValueError(f"unknown server {name!r}")
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    log: Path
+    url: str
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+
+
+def start(
+    name: str, module: str, log: Path, *, port: int | None = None, env: dict[str, str] | None = None
+) -> Server:
+    port = port or free_port()
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            command(name, module, port),
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+        )
+    deadline = time.monotonic() + STARTUP_TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            pytest.fail(f"{name} exited at startup:\n{log.read_text(errors='replace')}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return Server(process, log, f"http://127.0.0.1:{port}")
+        except OSError:
+            time.sleep(0.1)
+    process.kill()
+    pytest.fail(f"{name} did not listen within {STARTUP_TIMEOUT} s")

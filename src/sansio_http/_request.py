@@ -158,7 +158,10 @@ class Request:
     Args:
         method: The request method; stored upper-cased.
         path: The percent-decoded path below ``root_path``; a missing
-            leading ``/`` is added.
+            leading ``/`` is added, so that no URL built from the request
+            can change its host. The target is not checked here: a transport
+            refuses one that is not a path first, with
+            :func:`~sansio_http.check_head` (400), as the adapters do.
         query_string: The raw bytes after ``?``, without the ``?``.
         headers: A :class:`~sansio_http.Headers`, or anything it accepts
             (ASGI raw pairs are kept by reference, not copied).

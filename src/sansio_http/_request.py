@@ -19,7 +19,8 @@ from urllib.parse import quote
 
 from typing_extensions import Self, Unpack
 
-from sansio_http._errors import UntrustedHost
+from sansio_http._errors import BadRequest, UntrustedHost
+from sansio_http._head import parse_content_length
 from sansio_http._headers import Headers
 from sansio_http._hosts import find_host, host_is_trusted, node_address, server_host, validate_host
 from sansio_http._multidict import ImmutableMultiDict
@@ -97,9 +98,9 @@ _SECURE_SCHEMES = frozenset({"https", "wss"})
 _PATH_SAFE = "/!$&'()*+,;=:@"
 _QUERY_SAFE = "/?!$&'()*+,;=:@%"
 _LONE_PERCENT_RE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
-# Content-Length and Max-Forwards are 1*DIGIT (RFC 9110 §8.6, §7.6.2). No
-# sender can mean more than 2**63 - 1 bytes (Go, nginx and Node all use
-# signed 64-bit sizes), and refusing longer strings keeps ``int()`` cheap.
+# Max-Forwards is 1*DIGIT (RFC 9110 §7.6.2); no sender means more than
+# 2**63 - 1 hops, and refusing longer strings keeps ``int()`` cheap.
+# Content-Length has its own parser, shared with the adapters (_head.py).
 _MAX_INT_DIGITS = 19
 _MAX_INT = 2**63 - 1
 
@@ -157,7 +158,10 @@ class Request:
     Args:
         method: The request method; stored upper-cased.
         path: The percent-decoded path below ``root_path``; a missing
-            leading ``/`` is added.
+            leading ``/`` is added, so that no URL built from the request
+            can change its host. The target is not checked here: a transport
+            refuses one that is not a path first, with
+            :func:`~sansio_http.check_head` (400), as the adapters do.
         query_string: The raw bytes after ``?``, without the ``?``.
         headers: A :class:`~sansio_http.Headers`, or anything it accepts
             (ASGI raw pairs are kept by reference, not copied).
@@ -391,12 +395,14 @@ class Request:
 
         Repeated or comma-separated copies of one value count as that value
         (RFC 9110 §8.6); differing values, signs and non-digits are invalid.
+        A value of 2**63 or more reads as 2**63, so that it exceeds every
+        limit instead of looking like no length at all. The adapters refuse
+        an invalid value (400) before the application runs.
         """
-        values = self.headers.getlist("content-length")
-        if not values:
+        try:
+            return parse_content_length(self.headers.getlist("content-length"))
+        except BadRequest:
             return None
-        lengths = {_ascii_int(item) for value in values for item in value.split(",")}
-        return lengths.pop() if len(lengths) == 1 else None
 
     # -- content negotiation ------------------------------------------------
 

@@ -346,7 +346,7 @@ class ASGIRequest(BodyRequest):
         await self._receiver.close()
         form, self._form = self._form, None
         if form is not None and form.files:
-            if all(_in_memory(upload.stream) for upload in form.files.values()):
+            if all(_in_memory(upload.stream) for _, upload in form.files.items(multi=True)):
                 # PERF: closing a file that never left memory frees a buffer;
                 # a thread hop would cost more than the close.
                 form.close()

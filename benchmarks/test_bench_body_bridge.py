@@ -32,7 +32,11 @@ DOCUMENT = {"items": [{"id": n, "title": f"Book {n:04d}", "tags": ["a", "b"]} fo
 BODY = json.dumps(DOCUMENT).encode()
 SCOPE = browser_scope(
     "POST",
-    [(b"content-type", b"application/json"), (b"content-length", str(len(BODY)).encode())],
+    [
+        (b"host", b"shop.example.com"),
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(BODY)).encode()),
+    ],
 )
 
 

@@ -67,6 +67,8 @@ from sansio_http._forms import FormDecoder as FormDecoder
 from sansio_http._forms import FormEventDecoder as FormEventDecoder
 from sansio_http._gzip import GZipMiddleware as GZipMiddleware
 from sansio_http._gzip import GZipTransform as GZipTransform
+from sansio_http._head import HeadLimits as HeadLimits
+from sansio_http._head import check_head as check_head
 from sansio_http._headers import DeferredHeaders as DeferredHeaders
 from sansio_http._headers import Headers as Headers
 from sansio_http._headers import HeaderValueError as HeaderValueError
@@ -133,6 +135,7 @@ __all__ = [
     "Gone",
     "HTTPError",
     "HTTPVersionNotSupported",
+    "HeadLimits",
     "HeaderValueError",
     "Headers",
     "ImATeapot",
@@ -171,6 +174,7 @@ __all__ = [
     "__version__",
     "abort",
     "add_vary",
+    "check_head",
     "content_disposition",
     "current_request",
     "decode_json",

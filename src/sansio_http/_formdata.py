@@ -307,7 +307,7 @@ class FormData(NamedTuple):
 
     def close(self) -> None:
         """Close every uploaded file."""
-        for upload in self.files.values():
+        for _, upload in self.files.items(multi=True):
             upload.close()
 
 

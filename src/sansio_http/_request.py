@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import copy
 import functools
-import re
 from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypedDict, TypeVar, overload
-from urllib.parse import quote
 
 from typing_extensions import Self, Unpack
 
-from sansio_http._errors import UntrustedHost
+from sansio_http._errors import BadRequest, UntrustedHost
+from sansio_http._head import parse_content_length
 from sansio_http._headers import Headers
 from sansio_http._hosts import find_host, host_is_trusted, node_address, server_host, validate_host
 from sansio_http._multidict import ImmutableMultiDict
 from sansio_http._state import State
 from sansio_http._urlencoded import parse_urlencoded
+from sansio_http._urls import quote_path, quote_query
 from sansio_http.http import (
     Authorization,
     CharsetAccept,
@@ -92,14 +92,9 @@ class _Changes(TypedDict, total=False):
 
 
 _SECURE_SCHEMES = frozenset({"https", "wss"})
-# Characters left as they are when a path becomes part of a URI: RFC 3986
-# pchar plus "/", minus "%" (the path is already decoded text).
-_PATH_SAFE = "/!$&'()*+,;=:@"
-_QUERY_SAFE = "/?!$&'()*+,;=:@%"
-_LONE_PERCENT_RE = re.compile(rb"%(?![0-9A-Fa-f]{2})")
-# Content-Length and Max-Forwards are 1*DIGIT (RFC 9110 §8.6, §7.6.2). No
-# sender can mean more than 2**63 - 1 bytes (Go, nginx and Node all use
-# signed 64-bit sizes), and refusing longer strings keeps ``int()`` cheap.
+# Max-Forwards is 1*DIGIT (RFC 9110 §7.6.2); no sender means more than
+# 2**63 - 1 hops, and refusing longer strings keeps ``int()`` cheap.
+# Content-Length has its own parser, shared with the adapters (_head.py).
 _MAX_INT_DIGITS = 19
 _MAX_INT = 2**63 - 1
 
@@ -113,23 +108,6 @@ def _ascii_int(value: str | None) -> int | None:
         return None
     number = int(value)
     return number if number <= _MAX_INT else None
-
-
-def _quote_path(path: str) -> str:
-    """Percent-encode decoded path text for use in a URI."""
-    try:
-        data = path.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        # A lone surrogate that no byte decoding produced: keep it visible.
-        data = path.encode("utf-8", "surrogatepass")
-    return quote(data, safe=_PATH_SAFE)
-
-
-def _quote_query(query: bytes) -> str:
-    """Percent-encode a raw query string, keeping its valid escapes."""
-    if b"%" in query:
-        query = _LONE_PERCENT_RE.sub(b"%25", query)
-    return quote(query, safe=_QUERY_SAFE)
 
 
 def _normalize_path(path: str) -> str:
@@ -157,7 +135,10 @@ class Request:
     Args:
         method: The request method; stored upper-cased.
         path: The percent-decoded path below ``root_path``; a missing
-            leading ``/`` is added.
+            leading ``/`` is added, so that no URL built from the request
+            can change its host. The target is not checked here: a transport
+            refuses one that is not a path first, with
+            :func:`~sansio_http.check_head` (400), as the adapters do.
         query_string: The raw bytes after ``?``, without the ``?``.
         headers: A :class:`~sansio_http.Headers`, or anything it accepts
             (ASGI raw pairs are kept by reference, not copied).
@@ -304,24 +285,24 @@ class Request:
     @_cached
     def full_path(self) -> str:
         """The percent-encoded path and, after ``?``, the query string."""
-        path = _quote_path(self.path)
-        return f"{path}?{_quote_query(self.query_string)}" if self.query_string else path
+        path = quote_path(self.path)
+        return f"{path}?{quote_query(self.query_string)}" if self.query_string else path
 
     @_cached
     def root_url(self) -> str:
         """The URL the application is mounted at, ending with ``/``."""
-        return f"{self.scheme}://{self.host}{_quote_path(self.root_path)}/"
+        return f"{self.scheme}://{self.host}{quote_path(self.root_path)}/"
 
     @_cached
     def base_url(self) -> str:
         """The request URL without its query string."""
-        return f"{self.scheme}://{self.host}{_quote_path(self.root_path + self.path)}"
+        return f"{self.scheme}://{self.host}{quote_path(self.root_path + self.path)}"
 
     @_cached
     def url(self) -> str:
         """The full request URL, percent-encoded (an RFC 3986 URI)."""
         if self.query_string:
-            return f"{self.base_url}?{_quote_query(self.query_string)}"
+            return f"{self.base_url}?{quote_query(self.query_string)}"
         return self.base_url
 
     @_cached
@@ -391,12 +372,14 @@ class Request:
 
         Repeated or comma-separated copies of one value count as that value
         (RFC 9110 §8.6); differing values, signs and non-digits are invalid.
+        A value of 2**63 or more reads as 2**63, so that it exceeds every
+        limit instead of looking like no length at all. The adapters refuse
+        an invalid value (400) before the application runs.
         """
-        values = self.headers.getlist("content-length")
-        if not values:
+        try:
+            return parse_content_length(self.headers.getlist("content-length"))
+        except BadRequest:
             return None
-        lengths = {_ascii_int(item) for value in values for item in value.split(",")}
-        return lengths.pop() if len(lengths) == 1 else None
 
     # -- content negotiation ------------------------------------------------
 

@@ -559,54 +559,6 @@ def _location_uri(location: str) -> str:
     return quote(_LONE_PERCENT.sub("%25", location), safe=_URI_SAFE)
 
 
-# RFC 3986 §3.3 and §3.4: pchar is unreserved / pct-encoded / sub-delims / ":" / "@"; a path
-# adds "/" and a query "/" and "?". A decoded path holds no escapes, so its "%" is encoded;
-# a raw query keeps its valid escapes.
-_PATH_SAFE: Final = "/!$&'()*+,;=:@"
-_QUERY_SAFE: Final = "/?!$&'()*+,;=:@%"
-_LONE_PERCENT_BYTES: Final = re.compile(rb"%(?![0-9A-Fa-f]{2})")
-
-
-def _quote_path(path: str) -> str:
-    try:
-        data = path.encode("utf-8", "surrogateescape")
-    except UnicodeEncodeError:
-        # A lone surrogate that no byte decoding produced; its escapes stay harmless.
-        data = path.encode("utf-8", "surrogatepass")
-    return quote(data, safe=_PATH_SAFE)
-
-
-def path_location(path: str, root_path: str = "", query_string: bytes = b"") -> str:
-    r"""Build a same-origin Location from a request's decoded path.
-
-    SECURITY: the path is request data. Every character outside RFC 3986
-    ``pchar`` is percent-encoded, among them ``\``, ``?``, ``#``, ``%``,
-    controls and non-ASCII text, so browsers cannot read a backslash as a
-    slash, cut the path into a query or fragment, or see a header break; and
-    the result never starts with ``//``, which would name another host
-    (RFC 3986 §4.2): the second slash of such a path is sent as ``%2F``,
-    which decodes back to the same path.
-
-    Args:
-        path: The percent-decoded path, as ``Request.path`` holds it.
-        root_path: The decoded path the application is mounted under.
-        query_string: The raw query string to keep, without ``?``; a ``%``
-            that starts no valid escape is encoded, valid escapes are kept.
-
-    Returns:
-        An absolute-path reference, such as ``/app/docs/?page=2``.
-    """
-    location = _quote_path(root_path + path)
-    if location[:1] != "/":
-        location = "/" + location
-    if location[:2] == "//":
-        location = "/%2F" + location[2:]
-    if query_string:
-        query = _LONE_PERCENT_BYTES.sub(b"%25", query_string)
-        location += "?" + quote(query, safe=_QUERY_SAFE)
-    return location
-
-
 def redirect(location: str, status: int = 302) -> Response:
     """Build a redirection to ``location``, IRI or URI, relative or absolute.
 

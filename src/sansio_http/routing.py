@@ -27,7 +27,8 @@ from urllib.parse import quote, urlencode
 
 from sansio_http._errors import HTTPError, MethodNotAllowed, NotFound, _Negotiating
 from sansio_http._request import Request
-from sansio_http._response import Response, path_location
+from sansio_http._response import Response
+from sansio_http._urls import path_location
 
 if TYPE_CHECKING:
     from sansio_http._response import Response

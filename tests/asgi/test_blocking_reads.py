@@ -155,3 +155,24 @@ def test_a_request_built_outside_a_loop_cannot_bridge() -> None:
     request = ASGIRequest(http_scope("POST", "/"), Canned(chunks(b"ab")))
     with pytest.raises(RuntimeError, match="no running event loop"):
         request.get_data()
+
+
+def test_a_request_whose_loop_has_closed_cannot_bridge() -> None:
+    async def build() -> ASGIRequest:
+        return make(chunks(b"ab"))[0]
+
+    request = asyncio.run(build())
+    with pytest.raises(RuntimeError, match="no running event loop"):
+        request.get_data()
+
+
+def test_a_failing_read_raises_its_own_error_on_the_thread() -> None:
+    async def main() -> str:
+        request, _ = make(chunks(b"{"), headers=[(b"content-type", b"application/json")])
+        try:
+            await in_thread(request.get_json)
+        except Exception as exc:
+            return type(exc).__name__
+        return ""
+
+    assert run(main()) == "BadRequest"

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import tempfile
 import threading
 from collections.abc import Sequence
 from typing import Any
@@ -479,3 +480,33 @@ def test_asgi_app_passes_its_request_options() -> None:
     assert len(made) == 1
     assert refused.status == 400
     assert b"not served here" in refused.body
+
+
+class ClosingSpool(tempfile.SpooledTemporaryFile):  # type: ignore[type-arg]
+    """A default-kind spool that remembers the thread that closed it."""
+
+    closed_on: list[str]
+
+    def close(self) -> None:
+        self.closed_on.append(threading.current_thread().name)
+        super().close()
+
+
+@pytest.mark.parametrize(("size", "on_loop"), [(100, True), (DEFAULT_SPOOL_MEMORY + 1, False)])
+def test_uploads_in_memory_are_closed_without_a_thread_hop(size: int, on_loop: bool) -> None:
+    body = multipart(("upload", "a.bin", b"x" * size))
+    closed_on: list[str] = []
+
+    def spool() -> ClosingSpool:
+        file = ClosingSpool(max_size=DEFAULT_SPOOL_MEMORY)
+        file.closed_on = closed_on
+        return file
+
+    async def main() -> None:
+        request, _ = make(chunks(body), headers=[MULTIPART], spool=spool)
+        await request.files()
+        await request.close()
+
+    run(main())
+    assert len(closed_on) == 1
+    assert (closed_on[0] == threading.main_thread().name) is on_loop

@@ -624,3 +624,21 @@ def test_event_decoder_and_collector_give_what_form_decoder_gives(
     assert [(n, f.read()) for n, f in streamed.files.items(multi=True)] == [
         (n, f.read()) for n, f in direct.files.items(multi=True)
     ]
+
+
+def test_close_closes_every_file_of_a_field_with_several() -> None:
+    body = multipart(
+        part('form-data; name="uploads"; filename="a.txt"', b"a"),
+        part('form-data; name="uploads"; filename="b.txt"', b"b"),
+        part('form-data; name="other"; filename="c.txt"', b"c"),
+    )
+    spools: list[io.BytesIO] = []
+
+    def spool() -> io.BytesIO:
+        spools.append(io.BytesIO())
+        return spools[-1]
+
+    data = decode([body], spool=spool)
+    assert len(data.files.getlist("uploads")) == 2
+    data.close()
+    assert [file.closed for file in spools] == [True, True, True]

@@ -9,7 +9,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from sansio_http._request import Request
-from sansio_http._response import path_location
+from sansio_http._urls import path_location
 from sansio_http.app import App
 from sansio_http.routing import RequestRedirect, Router, Rule
 

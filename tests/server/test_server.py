@@ -243,9 +243,7 @@ def test_debug_mode_shows_the_traceback_to_loopback_hosts(
 
 
 @pytest.mark.parametrize("host", ["attacker.example", "attacker.example:8000", "10.0.0.1"])
-def test_debug_mode_hides_the_traceback_from_other_hosts(
-    serve: Serve, app: Any, host: str
-) -> None:
+def test_debug_mode_hides_the_traceback_from_other_hosts(serve: Serve, app: Any, host: str) -> None:
     # DNS rebinding: a page of another site reaches 127.0.0.1 with its own Host.
     with serve(app, debug=True) as running:
         crashed = httpx.get(f"http://127.0.0.1:{running.port}/crash", headers={"host": host})

@@ -133,6 +133,13 @@ def make_environ(
         environ["CONTENT_LENGTH"] = content_length
     if content_type is not None:
         environ["CONTENT_TYPE"] = content_type
+    headers = list(headers)
+    if not any(name.lower() == "host" for name, _ in headers):
+        # An HTTP/1.1 request always has one (RFC 9112 §3.2); the adapter
+        # refuses one without.
+        environ["HTTP_HOST"] = (
+            server_name if server_port in ("80", "443") else (f"{server_name}:{server_port}")
+        )
     for name, value in headers:
         key = name.upper().replace("-", "_")
         if key in ("CONTENT_TYPE", "CONTENT_LENGTH"):

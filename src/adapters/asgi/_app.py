@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from sansio_http._errors import HTTPError, InternalServerError
 from sansio_http._formdata import FormLimits, SpoolFactory
+from sansio_http._head import DEFAULT_HEAD_LIMITS, HeadLimits
 from sansio_http._proxy import ProxyPolicy
 from sansio_http._response import Response
 from sansio_http.app import App
@@ -32,6 +33,7 @@ from ._lifespan import Hook, Lifespan
 from ._receive import Receiver
 from ._request import ASGIRequest
 from ._response import ResponseSender
+from ._scope import check_scope
 from ._types import ASGIApp, Receive, Scope, Send
 from ._websocket import WebSocket, WebSocketDisconnect
 
@@ -64,7 +66,13 @@ def _raises(scope: Scope) -> bool:
 
 
 async def serve_http(
-    scope: Scope, receive: Receive, send: Send, handler: Handler, **request_args: Any
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    handler: Handler,
+    *,
+    head_limits: HeadLimits = DEFAULT_HEAD_LIMITS,
+    **request_args: Any,
 ) -> None:
     """Answer one HTTP request: build the request, call ``handler``, send.
 
@@ -83,6 +91,8 @@ async def serve_http(
         receive: The server's ``receive``.
         send: The server's ``send``.
         handler: Makes the response.
+        head_limits: The limits of the request head; a head past them, or
+            one the core's checks refuse, is answered without ``handler``.
         **request_args: Keyword arguments for :class:`ASGIRequest`.
     """
     receiver = Receiver(receive)
@@ -91,7 +101,7 @@ async def serve_http(
     head = request.method == "HEAD"
     try:
         try:
-            response = await handler(request)
+            response = check_scope(scope, head_limits) or await handler(request)
         except HTTPError as exc:
             if receiver.disconnected:
                 return
@@ -216,6 +226,7 @@ def asgi_app(
     form_limits: FormLimits | None = None,
     spool: SpoolFactory | None = None,
     trusted_hosts: Collection[str] | None = None,
+    head_limits: HeadLimits | None = None,
 ) -> ASGIApp:
     """Make an ASGI 3 application from ``async def handler(request)``.
 
@@ -240,6 +251,8 @@ def asgi_app(
         form_limits: The limits of ``request.form()``.
         spool: Makes the file each upload is written to.
         trusted_hosts: The host names requests accept, or None for any.
+        head_limits: The limits of the request head (:func:`serve_http`);
+            the development server's by default.
 
     Returns:
         The ASGI application.
@@ -267,6 +280,9 @@ def asgi_app(
         request_args["spool"] = spool
     if trusted_hosts is not None:
         request_args["trusted_hosts"] = trusted_hosts
+    if head_limits is not None:
+        # Taken by serve_http itself, not passed on to the request.
+        request_args["head_limits"] = head_limits
     return _HandlerApp(handler, websocket, Lifespan(on_startup, on_shutdown), request_args)
 
 
@@ -392,6 +408,7 @@ def to_asgi(
     proxy_policy: ProxyPolicy | None = None,
     spool: SpoolFactory | None = None,
     trusted_hosts: Collection[str] | None = None,
+    head_limits: HeadLimits | None = None,
 ) -> ASGIApp:
     """Mount an :class:`~sansio_http.App` as an ASGI 3 application.
 
@@ -406,6 +423,8 @@ def to_asgi(
         proxy_policy: Which proxy headers to trust; none by default.
         spool: Makes the file each upload is written to.
         trusted_hosts: The host names requests accept, or None for any.
+        head_limits: The limits of the request head; the development
+            server's by default.
 
     Returns:
         The ASGI application, for uvicorn, hypercorn or the dev server.
@@ -454,4 +473,5 @@ def to_asgi(
         form_limits=app.config.form_limits,
         spool=spool,
         trusted_hosts=trusted_hosts,
+        head_limits=head_limits,
     )

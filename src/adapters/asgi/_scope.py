@@ -10,7 +10,42 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["client_address", "server_address", "split_path"]
+from sansio_http._head import HeadLimits, check_head
+from sansio_http._response import Response
+
+__all__ = ["check_scope", "client_address", "server_address", "split_path"]
+
+
+def check_scope(scope: Any, limits: HeadLimits) -> Response | None:
+    """Refuse a request head the application must not see (see ``_head.py``).
+
+    The rules are the core's :func:`~sansio_http.check_head`; this reads
+    what they need from an ``http`` scope.
+
+    Args:
+        scope: The ``http`` scope.
+        limits: The limits to apply.
+
+    Returns:
+        None to let the application answer, or the response to send instead
+        (204 for ``OPTIONS *``).
+
+    Raises:
+        HTTPError: 400, 413, 414, 431 or 501, as the core's checks say.
+    """
+    path: str = scope["path"]
+    # raw_path is optional in the ASGI specification; the decoded path is
+    # the best guess at the target without it.
+    target: bytes = scope.get("raw_path") or path.encode("utf-8", "surrogatepass")
+    return check_head(
+        scope.get("method", "GET"),
+        target,
+        path,
+        scope.get("http_version", "1.1"),
+        scope["headers"],
+        limits,
+        scope.get("query_string", b""),
+    )
 
 
 def split_path(path: str, root_path: str) -> tuple[str, str]:

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from sansio_http.server._config import Config
-from sansio_http.server._debug import error_response, shows_traceback, shows_traceback
+from sansio_http.server._debug import error_response, shows_traceback
 from sansio_http.server._exchange import BodyError, Exchange
 
 Message = MutableMapping[str, Any]
@@ -117,7 +117,9 @@ class ASGIRunner:
             if exchange.started:
                 exchange.close_after = True
                 return
-            status, headers, body = error_response(exc, shows_traceback(self.config.debug, exchange.headers))
+            status, headers, body = error_response(
+                exc, shows_traceback(self.config.debug, exchange.headers)
+            )
             await exchange.start(status, headers)
             await exchange.write(body)
             await exchange.end()
@@ -129,7 +131,9 @@ class ASGIRunner:
             problem: Exception = RuntimeError("the application returned without a response")
             if body_failed:
                 problem = body_failed[0]
-            status, headers, body = error_response(problem, shows_traceback(self.config.debug, exchange.headers))
+            status, headers, body = error_response(
+                problem, shows_traceback(self.config.debug, exchange.headers)
+            )
             await exchange.start(status, headers)
             await exchange.write(body)
             await exchange.end()

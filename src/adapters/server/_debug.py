@@ -9,7 +9,6 @@ DNS-rebinding attack points at 127.0.0.1 still sends its own Host.
 from __future__ import annotations
 
 import logging
-
 from collections.abc import Iterable
 
 from sansio_http._debug import is_loopback_host, traceback_page

@@ -264,7 +264,9 @@ class WSGIRunner:
                 # Too late for a 500: close so the client sees a cut response.
                 exchange.close_after = True
                 return
-            status, headers, body = error_response(exc, shows_traceback(self.config.debug, exchange.headers))
+            status, headers, body = error_response(
+                exc, shows_traceback(self.config.debug, exchange.headers)
+            )
             if isinstance(exc, OSError) and isinstance(exc.__cause__, BodyError):
                 exchange.close_after = True
             call(exchange.start(status, headers))

@@ -19,9 +19,11 @@ from typing import TYPE_CHECKING, Any
 
 from sansio_http._errors import HTTPError, InternalServerError
 from sansio_http._formdata import FormLimits, SpoolFile
+from sansio_http._head import DEFAULT_HEAD_LIMITS, HeadLimits
 from sansio_http._proxy import ProxyPolicy
 from sansio_http.app import App
 
+from ._environ import check_environ
 from ._request import WSGIRequest
 from ._response import RAISE_EXCEPTIONS, StartResponse, logger, send_response
 from ._runner import CoroutineRunner
@@ -39,6 +41,7 @@ def respond(
     request: WSGIRequest,
     start_response: StartResponse,
     handler: Callable[[WSGIRequest], Response],
+    head_limits: HeadLimits = DEFAULT_HEAD_LIMITS,
 ) -> Iterable[bytes]:
     """Answer ``request`` with what ``handler`` returns or raises.
 
@@ -50,13 +53,15 @@ def respond(
         request: The request, built from the environ.
         start_response: The server's ``start_response``.
         handler: Called once with the request; returns the response.
+        head_limits: The limits of the request head; a head past them, or
+            one the core's checks refuse, is answered without ``handler``.
 
     Returns:
         The WSGI iterable; the request is closed when the server is done.
     """
     try:
         try:
-            response = handler(request)
+            response = check_environ(request.environ, head_limits) or handler(request)
         except HTTPError as exc:
             response = exc.to_response(request)
         except Exception:
@@ -98,6 +103,7 @@ def wsgi_app(
     form_limits: FormLimits | None = None,
     spool: Callable[[], SpoolFile] | None = None,
     trusted_hosts: Collection[str] | None = None,
+    head_limits: HeadLimits | None = None,
 ) -> WSGIApplication:
     """Turn ``def handler(request) -> Response`` into a WSGI application.
 
@@ -112,6 +118,8 @@ def wsgi_app(
         form_limits: Passed on to each request.
         spool: Passed on to each request.
         trusted_hosts: Passed on to each request.
+        head_limits: The limits of the request head (:func:`respond`); the
+            development server's by default.
 
     Returns:
         A PEP 3333 application, ready for gunicorn or any WSGI server.
@@ -143,11 +151,12 @@ def wsgi_app(
         "trusted_hosts": trusted_hosts,
     }
     options = {name: value for name, value in options.items() if value is not None}
+    limits = DEFAULT_HEAD_LIMITS if head_limits is None else head_limits
 
     def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         # PERF: no keyword arguments at all in the common case.
         request = request_class(environ, **options) if options else request_class(environ)
-        return respond(request, start_response, handler)
+        return respond(request, start_response, handler, limits)
 
     application.__name__ = getattr(handler, "__name__", application.__name__)
     application.__doc__ = getattr(handler, "__doc__", None)
@@ -160,6 +169,7 @@ def to_wsgi(
     proxy_policy: ProxyPolicy | None = None,
     spool: Callable[[], SpoolFile] | None = None,
     trusted_hosts: Collection[str] | None = None,
+    head_limits: HeadLimits | None = None,
 ) -> WSGIApplication:
     """Mount an :class:`~sansio_http.App` as a PEP 3333 application.
 
@@ -174,6 +184,8 @@ def to_wsgi(
         proxy_policy: Which proxy headers to trust; none by default.
         spool: Makes the file each upload is written to.
         trusted_hosts: The host names requests accept, or None for any.
+        head_limits: The limits of the request head; the development
+            server's by default.
 
     Returns:
         A PEP 3333 application, ready for gunicorn or any WSGI server.
@@ -211,4 +223,5 @@ def to_wsgi(
         form_limits=app.config.form_limits,
         spool=spool,
         trusted_hosts=trusted_hosts,
+        head_limits=head_limits,
     )

@@ -10,10 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar, overload
 
+from sansio_http._errors import RequestHeaderFieldsTooLarge
+from sansio_http._head import HeadLimits, check_framing, check_host, check_target
 from sansio_http._headers import DeferredHeaders
+from sansio_http._response import Response
 
 __all__ = [
     "EnvironHeaders",
+    "check_environ",
     "decode_path",
     "environ_key",
     "header_name",
@@ -59,6 +63,75 @@ def decode_path(value: str) -> str:
         # the wild) hands over code points above U+00FF: keep its text.
         return value
     return raw.decode("utf-8", "replace")
+
+
+def check_environ(environ: Mapping[str, Any], limits: HeadLimits) -> Response | None:
+    """Refuse a request head the application must not see (see ``_head.py``).
+
+    The rules are the core's; this reads what they need from the environ.
+    The header fields are not measured: that would walk the whole environ on
+    every request, and WSGI servers bound the head themselves (gunicorn:
+    100 fields of 8190 bytes; see docs/security.rst).
+
+    Args:
+        environ: The WSGI environ.
+        limits: The limits to apply.
+
+    Returns:
+        None to let the application answer, or the response to send instead
+        (204 for ``OPTIONS *``).
+
+    Raises:
+        HTTPError: 400, 413, 414, 431 or 501, as the core's checks say.
+    """
+    get = environ.get
+    path = get("PATH_INFO", "")
+    # gunicorn keeps the target as sent in RAW_URI; uWSGI, mod_wsgi and
+    # others in REQUEST_URI.
+    target = get("RAW_URI") or get("REQUEST_URI")
+    # PERF: one look at each fact of the common case, a GET with Host and an
+    # origin-form target; the core's rules run only when one of them differs.
+    # len(environ) bounds the number of header fields from above.
+    if (
+        path[:1] == "/"
+        and "HTTP_HOST" in environ
+        and "HTTP_TRANSFER_ENCODING" not in environ
+        and not get("CONTENT_LENGTH")
+        and len(environ) <= limits.max_header_count
+        and (target[:1] == "/" if target else True)
+        and len(target or path) + len(get("QUERY_STRING", "")) < limits.max_target_size
+    ):
+        return None
+    return _check_environ(environ, path, target, limits)
+
+
+def _check_environ(
+    environ: Mapping[str, Any], path: str, target: str | None, limits: HeadLimits
+) -> Response | None:
+    get = environ.get
+    if not isinstance(target, str):
+        # Without the target as sent, rebuild it from its parts: the path is
+        # decoded, so its length is a lower bound of the target's.
+        target = (get("SCRIPT_NAME", "") + path) or "/"
+        query = get("QUERY_STRING")
+        if query:
+            target += "?" + query
+    count = sum(1 for key, value in environ.items() if _field(key, value) is not None)
+    if count > limits.max_header_count:
+        raise RequestHeaderFieldsTooLarge(f"More than {limits.max_header_count} header fields")
+    host = get("HTTP_HOST")
+    version = get("SERVER_PROTOCOL", "")
+    check_host(0 if host is None else 1, version[5:] if version[:5] == "HTTP/" else version)
+    length = get("CONTENT_LENGTH")
+    lengths = [length] if isinstance(length, str) and length else []
+    check_framing(lengths, "HTTP_TRANSFER_ENCODING" in environ)
+    return check_target(
+        get("REQUEST_METHOD", "GET"),
+        query_bytes(target),
+        path,
+        None if host is None else query_bytes(host),
+        limits,
+    )
 
 
 def query_bytes(value: str) -> bytes:

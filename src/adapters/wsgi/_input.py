@@ -20,6 +20,7 @@ from sansio_http._errors import (
     LengthRequired,
     RequestEntityTooLarge,
 )
+from sansio_http._head import TOO_LARGE, parse_content_length
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "InputStream", "content_length"]
 
@@ -40,7 +41,8 @@ def content_length(environ: Mapping[str, Any]) -> int | None:
         environ: The WSGI environ.
 
     Returns:
-        The announced body length, or None.
+        The announced body length, or None; ``TOO_LARGE`` (2**63) for any
+        value of 2**63 or more.
 
     Raises:
         BadRequest: CONTENT_LENGTH is not a decimal number (RFC 9110 §8.6).
@@ -48,11 +50,11 @@ def content_length(environ: Mapping[str, Any]) -> int | None:
     value = environ.get("CONTENT_LENGTH")
     if not value:
         return None
-    # RFC 9110 §8.6: Content-Length = 1*DIGIT; int() would also take signs,
-    # spaces, underscores and non-ASCII digits.
-    if not (isinstance(value, str) and value.isdigit() and value.isascii()):
+    if not isinstance(value, str):
         raise BadRequest("Invalid Content-Length header")
-    return int(value)
+    # The core's parser: 1*DIGIT (RFC 9110 §8.6), never int() on thousands
+    # of digits; 2**63 and more read as TOO_LARGE, which exceeds any limit.
+    return parse_content_length((value,))
 
 
 class InputStream:
@@ -114,6 +116,9 @@ class InputStream:
             raise RequestEntityTooLarge(
                 f"The body is larger than the limit of {max_content_length} bytes"
             )
+        if length == TOO_LARGE:
+            # Without a limit too: no body can be that long.
+            raise RequestEntityTooLarge("The body is larger than any this server accepts")
         self._remaining = length
 
     @classmethod

@@ -393,8 +393,8 @@ class App(_Scaffold):
         self._scopes: tuple[_Scaffold, ...] = (self,)
         self._sync_cache: dict[Callable[..., Any], Callable[..., Any]] = {}
         self._async_cache: dict[Callable[..., Any], Callable[..., Awaitable[Any]]] = {}
-        # PERF: the plain middleware hooks that never block, which the async
-        # driver calls directly rather than through a coroutine.
+        # The plain middleware hooks that never block, which the async drivers
+        # call directly (PERF: not through a coroutine of their own).
         self._inline_hooks: set[Callable[..., Any]] = set()
         #: The registered middleware, outermost first (see :meth:`add_middleware`).
         self.middleware: list[Any] = []
@@ -509,14 +509,10 @@ class App(_Scaffold):
             self._prepare(hook)
             return
         # A plain hook that never blocks runs inline under ASGI too: a thread
-        # hop per request would cost more than the hook itself.
+        # hop per request would cost more than the hook itself. The async
+        # drivers call the hooks of _inline_hooks directly.
         self._sync_cache[hook] = hook
         self._inline_hooks.add(hook)
-
-        async def inline(*args: Any, **kwargs: Any) -> Any:
-            return hook(*args, **kwargs)
-
-        self._async_cache[hook] = inline
 
     def on_startup(self, func: F) -> F:
         """Run ``func()`` when the server starts (ASGI lifespan, or WSGI mount)."""
@@ -562,7 +558,9 @@ class App(_Scaffold):
             base_url = f"{request.scheme}://{request.host}"
         if endpoint.startswith("."):
             current = self._endpoint_of(request) if request is not None else ""
-            endpoint = current.rpartition(".")[0] + endpoint
+            blueprint = current.rpartition(".")[0]
+            # Outside a blueprint, ".view" names the App's own view (as in Flask).
+            endpoint = blueprint + endpoint if blueprint else endpoint[1:]
         return self.router.build(
             endpoint,
             values,

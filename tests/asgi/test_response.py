@@ -16,7 +16,7 @@ from sansio_http._errors import NotFound
 from sansio_http._files import FileBody, FileRegion
 from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
-from sansio_http.asgi._response import READ_SIZE
+from sansio_http.asgi._response import READ_SIZE, ResponseSender
 from sansio_http.asgi._types import ASGIApp, Message
 from tests.asgi.checker import request, run
 
@@ -260,6 +260,28 @@ def test_a_send_that_raises_oserror_ends_the_response_quietly() -> None:
 
     run(asgi_app(handler)(http_scope(), receive, send))
     assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+
+
+@pytest.mark.parametrize("failing", ["http.response.start", "http.response.body"])
+def test_a_bytes_body_sent_to_a_gone_client_marks_it_gone(failing: str) -> None:
+    sent: list[str] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message["type"])
+        if message["type"] == failing:
+            raise OSError("gone")
+
+    async def go() -> ResponseSender:
+        sender = ResponseSender(send)
+        with pytest.raises(OSError, match="gone"):
+            await sender.send(Response(b"hello"))
+        return sender
+
+    sender = run(go())
+    assert sender.started
+    assert sender.client_gone
+    assert sender.disconnected
+    assert sent[-1] == failing
 
 
 def test_a_streaming_response_may_echo_the_request_body() -> None:

@@ -126,6 +126,32 @@ def test_str_and_repr() -> None:
     assert error.args == ("no such page",)
 
 
+def test_args_hold_the_detail_as_given() -> None:
+    assert NotFound().args == (None,)
+    assert NotFound(detail="gone").args == ("gone",)
+
+
+def test_detail_and_headers_can_be_set() -> None:
+    error = NotFound()
+    assert error.detail == NotFound.description
+    assert error.headers == {}
+    error.detail = "moved on"
+    error.headers["X-Reason"] = "moved"
+    response = error.to_response()
+    assert b"moved on" in response.body  # type: ignore[operator]
+    assert response.headers["x-reason"] == "moved"
+    error.headers = {"Retry-After": "5"}
+    assert error.to_response().headers["retry-after"] == "5"
+    assert "x-reason" not in error.to_response().headers
+
+
+def test_errors_do_not_share_headers() -> None:
+    first, second = NotFound(), NotFound()
+    first.headers["X-A"] = "1"
+    assert second.headers == {}
+    assert "x-a" not in second.to_response().headers
+
+
 def test_empty_detail_is_kept() -> None:
     assert NotFound("").detail == ""
 

@@ -91,6 +91,57 @@ def test_unencodable_or_unknown_charset_is_a_value_error() -> None:
         Response("x", content_type="text/plain; charset=klingon")
 
 
+def test_unknown_charset_with_headers_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="unknown charset"):
+        Response("x", headers={"x-a": "b"}, content_type="text/plain; charset=klingon")
+
+
+CONTENT_TYPES = [
+    "text/plain; charset=utf-8",
+    "text/html",
+    "application/json",
+    "text/csv; charset=latin-1",
+    "application/octet-stream",
+]
+
+
+@pytest.mark.parametrize("content_type", CONTENT_TYPES)
+@pytest.mark.parametrize("body", ["café", b"caf\xc3\xa9"])
+@pytest.mark.parametrize("status", [200, 204, 304, 404])
+def test_a_content_type_alone_gives_what_headers_give(
+    content_type: str, body: str | bytes, status: int
+) -> None:
+    # A content type given alone takes a shorter path than one given with
+    # headers; both make the same response, the first time and the next.
+    for _ in range(2):
+        alone = Response(body, status, content_type=content_type)
+        with_headers = Response(body, status, {}, content_type)
+        assert alone.body == with_headers.body
+        assert alone.raw_headers() == with_headers.raw_headers()
+        assert alone.content_type == with_headers.content_type
+
+
+@given(content_type=st.text(max_size=40), body=st.text(max_size=8))
+def test_any_content_type_alone_gives_what_headers_give(content_type: str, body: str) -> None:
+    try:
+        expected = Response(body, headers={}, content_type=content_type)
+    except (ValueError, TypeError) as exc:
+        with pytest.raises(type(exc)):
+            Response(body, content_type=content_type)
+        return
+    for _ in range(2):
+        alone = Response(body, content_type=content_type)
+        assert (alone.body, alone.raw_headers()) == (expected.body, expected.raw_headers())
+
+
+def test_a_refused_content_type_is_refused_every_time() -> None:
+    for _ in range(2):
+        with pytest.raises(HeaderValueError):
+            Response("x", content_type="text/plain\r\nx-a: b")
+        with pytest.raises(TypeError):
+            Response("x", content_type=b"text/plain")  # type: ignore[arg-type]
+
+
 def test_sync_iterable_body() -> None:
     body = chunks()
     response = Response(body)

@@ -1083,6 +1083,11 @@ class App(_Scaffold):
         """
         if isinstance(result, Response):
             return result
+        # PERF: the two most common other answers, without the checks below.
+        if type(result) is dict:
+            return JSONResponse(result)
+        if type(result) is str:
+            return Response(result)
         status: int | None = None
         headers: Any = None
         if isinstance(result, tuple):

@@ -89,14 +89,16 @@ def check_environ(environ: Mapping[str, Any], limits: HeadLimits) -> Response | 
     # gunicorn keeps the target as sent in RAW_URI; uWSGI, mod_wsgi and
     # others in REQUEST_URI.
     target = get("RAW_URI") or get("REQUEST_URI")
-    # PERF: one look at each fact of the common case, a GET with Host and an
-    # origin-form target; the core's rules run only when one of them differs.
+    length = get("CONTENT_LENGTH")
+    # PERF: one look at each fact of the common case, a request with Host, an
+    # origin-form target and no body or a plain Content-Length (digits only,
+    # far below 2**63); the core's rules run only when one of them differs.
     # len(environ) bounds the number of header fields from above.
     if (
         path[:1] == "/"
         and "HTTP_HOST" in environ
         and "HTTP_TRANSFER_ENCODING" not in environ
-        and not get("CONTENT_LENGTH")
+        and (not length or (len(length) < 19 and length.isdigit() and length.isascii()))
         and len(environ) <= limits.max_header_count
         and (target[:1] == "/" if target else True)
         and len(target or path) + len(get("QUERY_STRING", "")) < limits.max_target_size

@@ -71,6 +71,7 @@ TITLES: dict[str, str] = {
     "asgi-json-echo-bare": "ASGI: JSON echo without a router, in-process",
     "wsgi-upload": "WSGI: a 10 MiB upload through the files API",
     "asgi-upload": "ASGI: a 10 MiB upload through the form API",
+    "asgi-browser-form": "ASGI: a browser's multipart form, two files and six fields",
     "wsgi-async-view": "WSGI: an async def view next to the same def view",
     "asgi-sync-view": "ASGI: a def view next to the same async def view",
     "asgi-body-bridge": "ASGI: a def view reading its JSON body, next to an async def view",

@@ -2,7 +2,9 @@
 
 ``start("uvicorn", module, log)`` runs ``module:asgi_application`` under
 uvicorn, ``start("gunicorn", ...)`` runs ``module:wsgi_application`` under
-gunicorn; both return once the port accepts connections.
+gunicorn, and ``start("devserver-wsgi", ...)`` or ``"devserver-asgi"`` one of
+them on the development server; each returns once the port accepts
+connections.
 """
 
 from __future__ import annotations
@@ -39,6 +41,13 @@ def command(name: str, module: str, port: int) -> list[str]:
         return [
             sys.executable, "-m", "uvicorn", f"{module}:asgi_application",
             "--host", "127.0.0.1", "--port", str(port), "--lifespan", "on", "--no-access-log",
+        ]  # fmt: skip
+    if name in ("devserver-wsgi", "devserver-asgi"):
+        interface = name.rpartition("-")[2]
+        return [
+            sys.executable, "-m", "sansio_http.server", f"{module}:{interface}_application",
+            "--host", "127.0.0.1", "--port", str(port), "--interface", interface,
+            "--no-access-log",
         ]  # fmt: skip
     raise ValueError(f"unknown server {name!r}")
 

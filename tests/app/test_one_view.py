@@ -11,13 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import httpx
@@ -25,20 +19,12 @@ import pytest
 
 from sansio_http.testing import Client
 
+from . import servers
 from .body_views import MAX_BODY, app
 
-ROOT = Path(__file__).resolve().parents[2]
 MODULE = "tests.app.body_views"
-STARTUP_TIMEOUT = 20.0
 
 Post = Callable[..., tuple[int, Any]]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _decode(status: int, content: bytes) -> tuple[int, Any]:
@@ -56,61 +42,6 @@ def _client_post(interface: Literal["wsgi", "asgi"]) -> Post:
         return _decode(response.status_code, response.content)
 
     return post
-
-
-def _server_command(name: str, port: int) -> list[str]:
-    address = ["--host", "127.0.0.1", "--port", str(port)]
-    if name == "gunicorn":
-        return [
-            sys.executable, "-m", "gunicorn", f"{MODULE}:wsgi_application",
-            "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread", "--threads", "4",
-            "--workers", "1", "--timeout", "30",
-        ]  # fmt: skip
-    if name == "uvicorn":
-        return [
-            sys.executable, "-m", "uvicorn", f"{MODULE}:asgi_application", *address,
-            "--lifespan", "on", "--no-access-log",
-        ]  # fmt: skip
-    interface = name.rpartition("-")[2]
-    return [
-        sys.executable, "-m", "sansio_http.server", f"{MODULE}:{interface}_application",
-        *address, "--interface", interface, "--no-access-log",
-    ]  # fmt: skip
-
-
-@dataclass
-class Process:
-    process: subprocess.Popen[bytes]
-    log: Path
-    url: str
-
-
-def _start(name: str, log: Path) -> Process:
-    port = free_port()
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            _server_command(name, port), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT
-        )
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            pytest.fail(f"{name} exited at startup:\n{log.read_text(errors='replace')}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return Process(process, log, f"http://127.0.0.1:{port}")
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    pytest.fail(f"{name} did not listen within {STARTUP_TIMEOUT} s")
-
-
-def _stop(running: Process) -> None:
-    running.process.terminate()
-    try:
-        running.process.wait(10)
-    except subprocess.TimeoutExpired:
-        running.process.kill()
-        running.process.wait(5)
 
 
 TRANSPORTS = [
@@ -131,7 +62,7 @@ def post(
     if name.startswith("client-"):
         yield _client_post("wsgi" if name == "client-wsgi" else "asgi")
         return
-    running = _start(name, tmp_path_factory.mktemp(name) / "server.log")
+    running = servers.start(name, MODULE, tmp_path_factory.mktemp(name) / "server.log")
     try:
         with httpx.Client(base_url=running.url, timeout=10) as http:
 
@@ -141,7 +72,7 @@ def post(
 
             yield post_http
     finally:
-        _stop(running)
+        running.stop()
 
 
 def digest(data: bytes) -> dict[str, Any]:

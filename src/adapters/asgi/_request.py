@@ -77,9 +77,21 @@ class ASGIRequest(BodyRequest):
     #: The connection scope, as the server passed it.
     scope: Scope
     #: The most body bytes accepted, or None for no limit.
-    max_content_length: int | None
+    max_content_length: int | None = None
+    #: The limits the form readers enforce; None for the defaults.
+    form_limits: FormLimits | None = None
+    #: Makes the file each upload is written to.
+    spool: SpoolFactory = staticmethod(default_spool)
 
     _running_loop = staticmethod(asyncio._get_running_loop)
+
+    # PERF: the body's state lives in class defaults until it changes, so
+    # that building a request sets as few attributes as possible.
+    _state: dict[str, Any] | None = None
+    _body_state = _UNREAD
+    _body: bytes | None = None
+    _form: FormData | None = None
+    _received = 0
 
     def __init__(
         self,
@@ -111,15 +123,16 @@ class ASGIRequest(BodyRequest):
             trusted_hosts=trusted_hosts,
         )
         self.scope = scope
-        self.max_content_length = max_content_length
-        self.form_limits = form_limits
-        self.spool: SpoolFactory = default_spool if spool is None else spool
+        # PERF: what is usually left at its default stays a class attribute.
+        if max_content_length is not None:
+            self.max_content_length = max_content_length
+        if form_limits is not None:
+            self.form_limits = form_limits
+        if spool is not None:
+            self.spool = spool
+        if state is not None:
+            self._state = state
         self._receiver = receive if isinstance(receive, Receiver) else Receiver(receive)
-        self._state = state
-        self._body_state = _UNREAD
-        self._body: bytes | None = None
-        self._form: FormData | None = None
-        self._received = 0
         # The loop the body arrives through, for the blocking reads of def
         # views, which run on other threads.
         self._loop = asyncio._get_running_loop()

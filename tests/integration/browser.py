@@ -10,8 +10,10 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import re
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -46,12 +48,16 @@ class Browser:
 
     def __init__(self, timeout: float = 30.0) -> None:
         self.timeout = timeout
-        self._profile = tempfile.TemporaryDirectory()
+        # Chromium's helper processes may still write to the profile for a
+        # moment after the browser exits; a leftover file is not a failure.
+        self._profile = tempfile.TemporaryDirectory(ignore_cleanup_errors=True)
         self._process = subprocess.Popen(
             [CHROMIUM, *FLAGS, f"--user-data-dir={self._profile.name}", "about:blank"],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
+            # Its own process group, so that close() ends the helpers too.
+            start_new_session=True,
         )
         self._stack = contextlib.ExitStack()
         self._ids = itertools.count(1)
@@ -131,15 +137,19 @@ class Browser:
 
     def close(self) -> None:
         self._stack.close()
-        self._process.terminate()
+        self._signal(signal.SIGTERM)
         try:
             self._process.wait(10)
         except subprocess.TimeoutExpired:
-            self._process.kill()
+            self._signal(signal.SIGKILL)
             self._process.wait(10)
         if self._process.stderr is not None:
             self._process.stderr.close()
         self._profile.cleanup()
+
+    def _signal(self, number: int) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self._process.pid, number)
 
     def __enter__(self) -> Browser:
         return self

@@ -510,3 +510,26 @@ def test_uploads_in_memory_are_closed_without_a_thread_hop(size: int, on_loop: b
     run(main())
     assert len(closed_on) == 1
     assert (closed_on[0] == threading.main_thread().name) is on_loop
+
+
+class TaggedRequest(ASGIRequest):
+    """A framework's own request class."""
+
+    tag = "mine"
+
+
+@pytest.mark.parametrize("limit", [None, 4])
+def test_asgi_app_builds_the_given_request_class_with_its_settings(limit: int | None) -> None:
+    seen: list[ASGIRequest] = []
+
+    async def handler(req: ASGIRequest) -> Response:
+        seen.append(req)
+        return Response(str(len(await req.body())))
+
+    app = asgi_app(handler, request_class=TaggedRequest, max_content_length=limit)
+    result = run(request(app, "POST", body=b"abcdef"))
+    assert isinstance(seen[0], TaggedRequest)
+    assert seen[0].max_content_length == limit
+    assert result.status == (413 if limit else 200)
+    # The settings belong to this application's requests only.
+    assert TaggedRequest.max_content_length is None

@@ -72,6 +72,7 @@ async def serve_http(
     handler: Handler,
     *,
     head_limits: HeadLimits = DEFAULT_HEAD_LIMITS,
+    request_class: type[ASGIRequest] = ASGIRequest,
     **request_args: Any,
 ) -> None:
     """Answer one HTTP request: build the request, call ``handler``, send.
@@ -93,10 +94,12 @@ async def serve_http(
         handler: Makes the response.
         head_limits: The limits of the request head; a head past them, or
             one the core's checks refuse, is answered without ``handler``.
-        **request_args: Keyword arguments for :class:`ASGIRequest`.
+        request_class: The request class to build, an :class:`ASGIRequest`
+            subclass.
+        **request_args: Keyword arguments for the request class.
     """
     receiver = Receiver(receive)
-    request = ASGIRequest(scope, receiver, **request_args)
+    request = request_class(scope, receiver, **request_args)
     sender = ResponseSender(send, receiver, scope.get("extensions"))
     head = request.method == "HEAD"
     try:
@@ -227,6 +230,7 @@ def asgi_app(
     spool: SpoolFactory | None = None,
     trusted_hosts: Collection[str] | None = None,
     head_limits: HeadLimits | None = None,
+    request_class: type[ASGIRequest] = ASGIRequest,
 ) -> ASGIApp:
     """Make an ASGI 3 application from ``async def handler(request)``.
 
@@ -253,6 +257,8 @@ def asgi_app(
         trusted_hosts: The host names requests accept, or None for any.
         head_limits: The limits of the request head (:func:`serve_http`);
             the development server's by default.
+        request_class: The request class to build, an :class:`ASGIRequest`
+            subclass.
 
     Returns:
         The ASGI application.
@@ -271,17 +277,23 @@ def asgi_app(
                 "is not a coroutine function: write it with async def, or use an App with "
                 "to_asgi(app), which runs plain views in a thread pool"
             )
-    request_args: dict[str, Any] = {}
+    # PERF: the settings become class attributes of a request class made
+    # once, rather than keyword arguments of every request's constructor.
+    settings: dict[str, Any] = {}
     if max_content_length is not None:
-        request_args["max_content_length"] = max_content_length
+        settings["max_content_length"] = max_content_length
     if form_limits is not None:
-        request_args["form_limits"] = form_limits
+        settings["form_limits"] = form_limits
     if spool is not None:
-        request_args["spool"] = spool
+        settings["spool"] = staticmethod(spool)
     if trusted_hosts is not None:
-        request_args["trusted_hosts"] = trusted_hosts
+        settings["trusted_hosts"] = trusted_hosts
+    if settings:
+        request_class = type(request_class.__name__, (request_class,), settings)
+    request_args: dict[str, Any] = {}
+    if request_class is not ASGIRequest:
+        request_args["request_class"] = request_class
     if head_limits is not None:
-        # Taken by serve_http itself, not passed on to the request.
         request_args["head_limits"] = head_limits
     return _HandlerApp(handler, websocket, Lifespan(on_startup, on_shutdown), request_args)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from email.utils import formatdate
+
+from sansio_http.http import http_date as format_date
 
 
 class DateHeader:
@@ -30,16 +31,17 @@ class DateHeader:
         if second != self._second:
             # PERF: formatting costs more than the rest of a small response
             # head; a busy second reuses one string.
-            self._value = formatdate(second, usegmt=True).encode("ascii")
+            self._value = format_date(second).encode("ascii")
             self._second = second
         return self._value
 
 
-http_date = DateHeader()
+#: The server's one clock for ``Date``.
+date_header = DateHeader()
 
 
 def with_date(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
     """Return ``headers`` with a ``Date`` field added unless one is there."""
     if any(name.lower() == b"date" for name, _ in headers):
         return headers
-    return [*headers, (b"date", http_date())]
+    return [*headers, (b"date", date_header())]

@@ -21,7 +21,7 @@ from sansio_http.app import App
 from sansio_http.server._asgi import ASGIApp, ASGIRunner
 from sansio_http.server._config import Config
 from sansio_http.server._connection import HTTPConnection
-from sansio_http.server._date import http_date
+from sansio_http.server._date import date_header
 from sansio_http.server._exchange import Exchange
 from sansio_http.server._log import setup_logging
 from sansio_http.server._reload import RELOADED
@@ -141,7 +141,7 @@ class Server:
         if len(self.connections) >= self.config.max_connections or self.stopping.is_set():
             writer.write(
                 b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n"
-                b"connection: close\r\ndate: " + http_date() + b"\r\n\r\n"
+                b"connection: close\r\ndate: " + date_header() + b"\r\n\r\n"
             )
             with contextlib.suppress(ConnectionError):
                 await writer.drain()

@@ -16,7 +16,6 @@ nothing here performs I/O or keeps state between requests.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -28,6 +27,7 @@ from sansio_http._errors import (
 )
 from sansio_http._errors import NotImplemented as MethodNotImplemented
 from sansio_http._response import Response
+from sansio_http._target import parse_target
 
 __all__ = [
     "DEFAULT_HEAD_LIMITS",
@@ -71,9 +71,6 @@ DEFAULT_HEAD_LIMITS: Final = HeadLimits()
 TOO_LARGE: Final = 2**63
 _MAX_DIGITS: Final = 19
 
-# RFC 9112 §3.2.2: absolute-form is an absolute-URI; an origin server can
-# only be the target of http and https ones. Group 1 is the authority.
-_ABSOLUTE_FORM = re.compile(rb"https?://([^/?#]*)", re.IGNORECASE)
 
 # PERF: a field name is lower-cased and compared only when its length is that
 # of one of the three names checked here, so the loop over the fields costs
@@ -165,13 +162,13 @@ def check_target(
         # RFC 9110 §9.3.7: no content, hence 204.
         return Response(b"", 204)
     if target[:1] != b"/":
-        match = _ABSOLUTE_FORM.match(target)
-        if match is None:
-            raise BadRequest("The request target must be a path or an absolute http URI")
+        # The grammar of the forms is the development server's too; it
+        # raises InvalidTarget, a 400, for anything but an http(s) URI here.
+        authority = parse_target(method.encode("latin-1"), target).authority
         # RFC 9112 §3.2: a client sends a Host identical to the target's
         # authority; a server ignores Host for the authority (§3.2.2). A
         # mismatch means two parties would see two hosts, so refuse it.
-        if host is None or match[1].lower() != host.lower():
+        if host is None or authority is None or authority.lower() != host.lower():
             raise BadRequest("The request target's authority does not match the Host header")
     if path[:1] != "/" and path:
         raise BadRequest("The request path must start with /")

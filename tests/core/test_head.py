@@ -134,7 +134,6 @@ def test_absolute_form_with_the_host_of_its_authority_passes(target: bytes) -> N
     [
         (b"http://other.example/p", b"example.com"),
         (b"http://example.com:8080/p", b"example.com"),
-        (b"http://user@example.com/p", b"example.com"),
         (b"http://example.com/p", None),
     ],
 )
@@ -142,6 +141,22 @@ def test_absolute_form_naming_another_host_is_400(target: bytes, host: bytes | N
     fields = [] if host is None else [(b"host", host)]
     error = refusal(target=target, path="/p", fields=fields, version="1.0")
     assert error.detail == "The request target's authority does not match the Host header"
+
+
+@pytest.mark.parametrize(
+    ("target", "detail"),
+    [
+        # RFC 9110 §4.2.4: userinfo in an http(s) URI is an error.
+        (b"http://user@example.com/p", "userinfo in the request target"),
+        (b"http://example.com/a b", "a request target starts with '/' or 'http://'"),
+        (b"ftp://example.com/p", "only http and https URIs are served"),
+        (b"http:///p", "the request target has no host"),
+    ],
+)
+def test_absolute_form_is_checked_against_the_uri_grammar(target: bytes, detail: str) -> None:
+    error = refusal(target=target, path="/p", fields=[(b"host", b"example.com")])
+    assert error.status == 400
+    assert error.detail == detail
 
 
 def test_a_target_past_the_limit_is_414() -> None:

@@ -19,10 +19,10 @@ from collections.abc import Awaitable, Callable
 import h11
 
 from sansio_http._status import PHRASES
+from sansio_http._target import InvalidTarget, Target, parse_host, parse_target
 from sansio_http.server._config import Config
 from sansio_http.server._date import with_date
 from sansio_http.server._exchange import Exchange
-from sansio_http.server._target import InvalidTarget, Target, parse_host, parse_target
 
 Runner = Callable[[Exchange], Awaitable[None]]
 Upgrader = Callable[["HTTPConnection", h11.Request, Target], Awaitable[None]]
@@ -223,7 +223,7 @@ class HTTPConnection:
                 parse_host(head.host)
             target = parse_target(request.method, request.target)
         except InvalidTarget as exc:
-            raise _Refusal(400, str(exc)) from exc
+            raise _Refusal(400, exc.detail) from exc
         if request.method == b"CONNECT":
             # RFC 9110 §9.3.6: CONNECT asks for a tunnel, which only a proxy
             # provides; §15.6.2: an unimplemented method is a 501.

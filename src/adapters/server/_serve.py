@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import h11
 
+from sansio_http._target import Target
 from sansio_http.app import App
 from sansio_http.server._asgi import ASGIApp, ASGIRunner
 from sansio_http.server._config import Config
@@ -25,7 +26,6 @@ from sansio_http.server._date import date_header
 from sansio_http.server._exchange import Exchange
 from sansio_http.server._log import setup_logging
 from sansio_http.server._reload import RELOADED
-from sansio_http.server._target import Target
 from sansio_http.server._websocket import AVAILABLE as websocket_available
 from sansio_http.server._websocket import WebSocketSession
 from sansio_http.server._wsgi import WSGIApp, WSGIRunner

@@ -15,10 +15,10 @@ from urllib.parse import unquote_to_bytes
 
 import h11
 
+from sansio_http._target import Target
 from sansio_http.server._asgi import ASGI_VERSION, ASGIApp, Message
 from sansio_http.server._date import with_date
 from sansio_http.server._exchange import effective_headers
-from sansio_http.server._target import Target
 
 try:
     from wsproto.connection import Connection, ConnectionType

@@ -6,8 +6,10 @@ module decides which of the four forms a target has, whether the method may
 use it, and what path, query and authority the application should see. It
 also checks a Host value against ``uri-host [":" port]`` (RFC 3986 §3.2.2).
 
-Everything here is a pure function of bytes: the connection turns
-:class:`InvalidTarget` into a 400.
+Everything here is a pure function of bytes. The development server parses
+every target with it; the WSGI and ASGI adapters' head checks
+(:func:`~sansio_http.check_head`) use it for the targets that are not a
+plain path. :class:`InvalidTarget` is a 400.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ import ipaddress
 import re
 from typing import NamedTuple
 
+from sansio_http._errors import BadRequest
 
-class InvalidTarget(ValueError):
-    """The request target or the Host value breaks the grammar."""
+
+class InvalidTarget(BadRequest):
+    """The request target or the Host value breaks the grammar (400)."""
 
 
 # RFC 3986 §2.2 and §2.3.

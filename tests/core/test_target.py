@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from sansio_http.server._target import InvalidTarget, Target, parse_host, parse_target
+from sansio_http._target import InvalidTarget, Target, parse_host, parse_target
 
 UNRESERVED = b"ABCXYZabcxyz0189-._~"
 SUB_DELIMS = b"!$&'()*+,;="

@@ -20,7 +20,7 @@ from sansio_http._headers import Headers
 _HOST_RE = re.compile(
     r"""
     (?P<name>
-        (?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})+     # reg-name or IPv4address
+        (?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})*     # reg-name or IPv4address
       | \[(?P<ipv6>[0-9a-f:.]+)\]                     # IPv6address
       | \[v[0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+\]    # IPvFuture
     )
@@ -56,18 +56,39 @@ def idna_name(name: str) -> str | None:
         return None
 
 
-def validate_host(value: str, scheme: str) -> str | None:
-    """Return ``value`` as a lower-cased ``host[:port]``, or None if malformed."""
+def split_host(value: str) -> tuple[str, str | None] | None:
+    """Split a Host value into its host and port after checking its grammar.
+
+    ``Host = uri-host [ ":" port ]`` (RFC 9110 §7.2, RFC 3986 §3.2.2). The
+    host may be empty (a reg-name may be), and an IPv6 literal must be an
+    address (no zone, which RFC 3986 has no place for).
+
+    Args:
+        value: The field value, without surrounding white space.
+
+    Returns:
+        The host as written and the port digits (None without ``:``), or
+        None for a value that breaks the grammar.
+    """
     match = _HOST_RE.fullmatch(value)
     if match is None:
         return None
-    ipv6, port = match.group("ipv6", "port")
+    ipv6 = match.group("ipv6")
     if ipv6 is not None:
         try:
             IPv6Address(ipv6)
         except ValueError:
             return None
-    name = match.group("name").lower()
+    return match.group("name"), match.group("port")
+
+
+def validate_host(value: str, scheme: str) -> str | None:
+    """Return ``value`` as a lower-cased ``host[:port]``, or None if malformed."""
+    parts = split_host(value)
+    if parts is None or not parts[0]:
+        return None
+    name, port = parts
+    name = name.lower()
     if not port:
         # RFC 3986 §3.2.3: an empty port is the same as no port.
         return name

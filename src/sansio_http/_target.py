@@ -14,11 +14,11 @@ plain path. :class:`InvalidTarget` is a 400.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from typing import NamedTuple
 
 from sansio_http._errors import BadRequest
+from sansio_http._hosts import split_host
 
 
 class InvalidTarget(BadRequest):
@@ -52,15 +52,6 @@ _ABSOLUTE_FORM = re.compile(
     rb"(?P<path>(?:/(?:[" + _PATH_CHARS + rb"]|" + _PCT + rb")*)?)"
     rb"(?:\?(?P<query>[" + _QUERY_CHARS + rb"]*))?"
 )
-# RFC 3986 §3.2.2: host = IP-literal / IPv4address / reg-name. Every
-# IPv4address is also a reg-name, so two alternatives are enough.
-_HOST_PORT = re.compile(
-    rb"(?P<host>\[[^\]]*\]|(?:[" + _UNRESERVED + _SUB_DELIMS + rb"]|" + _PCT + rb")*)"
-    rb"(?::(?P<port>[0-9]*))?"
-)
-# RFC 3986 §3.2.2: IPvFuture = "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" ).
-_IP_FUTURE = re.compile(rb"[vV][0-9A-Fa-f]+\.[" + _UNRESERVED + _SUB_DELIMS + rb":]+")
-
 # The largest TCP port; a longer run of digits names no port at all.
 _MAX_PORT = 65535
 
@@ -100,32 +91,19 @@ def parse_host(value: bytes, *, port_required: bool = False) -> tuple[bytes, byt
     Raises:
         InvalidTarget: The value is not ``uri-host [":" port]``.
     """
-    match = _HOST_PORT.fullmatch(value)
-    if match is None:
+    try:
+        parts = split_host(value.decode("ascii"))
+    except UnicodeDecodeError:
+        parts = None
+    if parts is None:
         raise InvalidTarget("invalid host")
-    host, port = match.group("host"), match.group("port")
-    if host.startswith(b"["):
-        _check_ip_literal(host[1:-1])
+    host, port = parts
     if port:
-        if len(port) > 5 or int(port) > _MAX_PORT:
+        if int(port) > _MAX_PORT:
             raise InvalidTarget("invalid port")
     elif port_required:
         raise InvalidTarget("a port is required")
-    return host, port
-
-
-def _check_ip_literal(inside: bytes) -> None:
-    # RFC 3986 §3.2.2: IP-literal = "[" ( IPv6address / IPvFuture ) "]".
-    if _IP_FUTURE.fullmatch(inside) is not None:
-        return
-    # NOTE: ipaddress accepts an RFC 4007 zone ("fe80::1%eth0"), which
-    # RFC 3986 does not; "%" is refused before it is asked.
-    if b"%" in inside:
-        raise InvalidTarget("invalid IP literal")
-    try:
-        ipaddress.IPv6Address(inside.decode("ascii"))
-    except ValueError as exc:  # UnicodeDecodeError is a ValueError too
-        raise InvalidTarget("invalid IP literal") from exc
+    return host.encode("ascii"), None if port is None else port.encode("ascii")
 
 
 def parse_target(method: bytes, target: bytes) -> Target:

@@ -14,13 +14,39 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 STARTUP_TIMEOUT = 20.0
+
+
+#: The in-process test clients, then the servers, as fixture parameters.
+CLIENTS = ["client-wsgi", "client-asgi"]
+
+
+def transports(*servers: str) -> list[Any]:
+    """Return fixture parameters: both test clients, then ``servers`` (integration)."""
+    return [*CLIENTS, *(pytest.param(name, marks=pytest.mark.integration) for name in servers)]
+
+
+@contextmanager
+def http_client(
+    name: str, module: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[httpx.Client]:
+    """Run ``module`` under the server ``name``; yield an httpx client for it."""
+    server = start(name, module, tmp_path_factory.mktemp(name) / "server.log")
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as http:
+            yield http
+    finally:
+        server.stop()
 
 
 def free_port() -> int:

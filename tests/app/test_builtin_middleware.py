@@ -15,13 +15,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-import httpx
 import pytest
 
 from sansio_http.testing import Client
 
 from .middleware_views import BIG, ORIGIN, app
-from .servers import start
+from .servers import http_client, transports
 
 MODULE = "tests.app.middleware_views"
 
@@ -49,12 +48,7 @@ def _client_fetch(interface: Literal["wsgi", "asgi"]) -> Fetch:
     return fetch
 
 
-TRANSPORTS = [
-    "client-wsgi",
-    "client-asgi",
-    pytest.param("gunicorn", marks=pytest.mark.integration),
-    pytest.param("uvicorn", marks=pytest.mark.integration),
-]
+TRANSPORTS = transports("gunicorn", "uvicorn")
 
 
 @pytest.fixture(scope="module", params=TRANSPORTS)
@@ -65,20 +59,16 @@ def fetch(
     if name.startswith("client-"):
         yield _client_fetch("wsgi" if name == "client-wsgi" else "asgi")
         return
-    server = start(name, MODULE, tmp_path_factory.mktemp(name) / "server.log")
-    try:
-        with httpx.Client(base_url=server.url, timeout=10) as http:
+    with http_client(name, MODULE, tmp_path_factory) as http:
 
-            def fetch_http(method: str, path: str, headers: dict[str, str] | None = None) -> Answer:
-                http.cookies.clear()
-                with http.stream(method, path, headers=headers) as response:
-                    body = b"".join(response.iter_raw())
-                    fields = {name.lower(): value for name, value in response.headers.items()}
-                    return Answer(response.status_code, fields, body)
+        def fetch_http(method: str, path: str, headers: dict[str, str] | None = None) -> Answer:
+            http.cookies.clear()
+            with http.stream(method, path, headers=headers) as response:
+                body = b"".join(response.iter_raw())
+                fields = {name.lower(): value for name, value in response.headers.items()}
+                return Answer(response.status_code, fields, body)
 
-            yield fetch_http
-    finally:
-        server.stop()
+        yield fetch_http
 
 
 KINDS = ["sync", "async"]

@@ -14,7 +14,6 @@ import json
 from collections.abc import Callable, Iterator
 from typing import Any, Literal
 
-import httpx
 import pytest
 
 from sansio_http.testing import Client
@@ -44,14 +43,7 @@ def _client_post(interface: Literal["wsgi", "asgi"]) -> Post:
     return post
 
 
-TRANSPORTS = [
-    "client-wsgi",
-    "client-asgi",
-    pytest.param("gunicorn", marks=pytest.mark.integration),
-    pytest.param("uvicorn", marks=pytest.mark.integration),
-    pytest.param("devserver-wsgi", marks=pytest.mark.integration),
-    pytest.param("devserver-asgi", marks=pytest.mark.integration),
-]
+TRANSPORTS = servers.transports("gunicorn", "uvicorn", "devserver-wsgi", "devserver-asgi")
 
 
 @pytest.fixture(scope="module", params=TRANSPORTS)
@@ -62,17 +54,13 @@ def post(
     if name.startswith("client-"):
         yield _client_post("wsgi" if name == "client-wsgi" else "asgi")
         return
-    running = servers.start(name, MODULE, tmp_path_factory.mktemp(name) / "server.log")
-    try:
-        with httpx.Client(base_url=running.url, timeout=10) as http:
+    with servers.http_client(name, MODULE, tmp_path_factory) as http:
 
-            def post_http(path: str, **options: Any) -> tuple[int, Any]:
-                response = http.post(path, **options)
-                return _decode(response.status_code, response.content)
+        def post_http(path: str, **options: Any) -> tuple[int, Any]:
+            response = http.post(path, **options)
+            return _decode(response.status_code, response.content)
 
-            yield post_http
-    finally:
-        running.stop()
+        yield post_http
 
 
 def digest(data: bytes) -> dict[str, Any]:

@@ -34,7 +34,7 @@ from sansio_http.http import http_date, parse_date, parse_options_header, quote_
 if TYPE_CHECKING:
     from sansio_http._conditional import RequestHead
 
-__all__ = ["Body", "HeadersInput", "JSONResponse", "Response", "redirect"]
+__all__ = ["Body", "HeadersInput", "JSONResponse", "Response", "body_chunk", "redirect"]
 
 #: What :attr:`Response.body` holds.
 Body: TypeAlias = bytes | Iterable[bytes] | AsyncIterable[bytes] | FileBody
@@ -586,3 +586,20 @@ def redirect(location: str, status: int = 302) -> Response:
         f"{link}</a>.</p></html>\n"
     )
     return Response(body, status, [("location", uri)], "text/html; charset=utf-8")
+
+
+def body_chunk(chunk: object) -> bytes:
+    """Return one chunk of a streamed body as ``bytes``, or say what is wrong.
+
+    Both adapters check every chunk with this, so an application that yields
+    text gets the same message under WSGI and ASGI.
+
+    Raises:
+        TypeError: The chunk is not bytes-like (a ``str``, say).
+    """
+    if isinstance(chunk, (bytes, bytearray, memoryview)):
+        return bytes(chunk)
+    raise TypeError(
+        f"a response body yields bytes, not {type(chunk).__name__}: encode text "
+        "before yielding it (chunk.encode())"
+    )

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import IO, Any, Final
 
 from sansio_http._files import FileBody, FileRegion
-from sansio_http._response import Response
+from sansio_http._response import Response, body_chunk
 
 from ._receive import Receiver
 from ._types import Message, Send
@@ -165,7 +165,7 @@ class ResponseSender:
         try:
             async for chunk in chunks:
                 # PERF: the type check inline; a call per chunk costs ~10%.
-                data = chunk if type(chunk) is bytes else _as_bytes(chunk)
+                data = chunk if type(chunk) is bytes else body_chunk(chunk)
                 if not data:
                     continue
                 # The listener may have seen the disconnect while this chunk
@@ -196,16 +196,6 @@ class ResponseSender:
             await self._stream(start, _file_chunks(file, segments))
         finally:
             await loop.run_in_executor(None, file.close)
-
-
-def _as_bytes(chunk: object) -> bytes:
-    # NOTE: the WSGI adapter checks chunks with the same words.
-    if isinstance(chunk, (bytes, bytearray, memoryview)):
-        return bytes(chunk)
-    raise TypeError(
-        f"a response body yields bytes, not {type(chunk).__name__}: encode text "
-        "before yielding it (chunk.encode())"
-    )
 
 
 async def _is_whole_file(body: FileBody) -> bool:

@@ -29,6 +29,7 @@ from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
 from sansio_http._errors import InternalServerError
 from sansio_http._files import FileBody, FileRegion
+from sansio_http._response import body_chunk
 
 if TYPE_CHECKING:
     from sansio_http._response import Response
@@ -171,7 +172,7 @@ class _StreamedBody:
         try:
             for chunk in chunks:
                 if type(chunk) is not bytes:
-                    chunk = _as_bytes(chunk)
+                    chunk = body_chunk(chunk)
                 if chunk:
                     break
                 # An empty chunk sends nothing: the headers stay unsent.
@@ -184,7 +185,7 @@ class _StreamedBody:
             return
         yield chunk
         for chunk in chunks:
-            yield chunk if type(chunk) is bytes else _as_bytes(chunk)
+            yield chunk if type(chunk) is bytes else body_chunk(chunk)
 
     def _fail(self) -> Iterator[bytes]:
         exc_info = sys.exc_info()
@@ -204,16 +205,6 @@ class _StreamedBody:
     def close(self) -> None:
         """Close the body's source and release the request's resources."""
         _close_all(self._closers)
-
-
-def _as_bytes(chunk: object) -> bytes:
-    # NOTE: the ASGI adapter checks chunks with the same words.
-    if isinstance(chunk, (bytes, bytearray, memoryview)):
-        return bytes(chunk)
-    raise TypeError(
-        f"a response body yields bytes, not {type(chunk).__name__}: encode text "
-        "before yielding it (chunk.encode())"
-    )
 
 
 def _async_chunks(body: AsyncIterable[bytes]) -> Generator[bytes, None, None]:

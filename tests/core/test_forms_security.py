@@ -12,19 +12,7 @@ from sansio_http._forms import FormDecoder
 from sansio_http._parsers.options import parse_options_header
 from sansio_http._request import Request
 
-BOUNDARY = "b0undary"
-
-
-def part(disposition: str, body: bytes, *headers: str) -> bytes:
-    lines = [f"Content-Disposition: {disposition}", *headers]
-    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
-
-
-def multipart(*parts: bytes, boundary: str = BOUNDARY) -> bytes:
-    delimiter = f"--{boundary}".encode()
-    out = b"".join(delimiter + b"\r\n" + p + b"\r\n" for p in parts)
-    return out + delimiter + b"--\r\n"
-
+from .test_forms import BOUNDARY, multipart, part
 
 # -- the multipart Content-Type -------------------------------------------------------------
 

@@ -32,7 +32,6 @@ import werkzeug.exceptions
 import werkzeug.routing
 from pytest_benchmark.fixture import BenchmarkFixture
 
-import sansio_http
 from sansio_http.routing import Router, Rule
 
 RESOURCES = [
@@ -82,10 +81,11 @@ def ours() -> Matcher:
     router.match("/users/")
 
     def match(path: str, method: str) -> tuple[str, dict[str, Any]] | None:
-        try:
-            rule, values = router.match(path, method)
-        except sansio_http.NotFound:
+        # As Falcon's find(): None for a miss, no exception.
+        found = router.find(path, method)
+        if found is None:
             return None
+        rule, values = found
         return rule.endpoint, values
 
     return match

@@ -931,12 +931,12 @@ class App(_Scaffold):
         every request a context variable for its endpoint.
         """
         try:
-            rule, _ = self.router.match(
+            found = self.router.find(
                 request.path, request.method, websocket=request.scheme in _WEBSOCKET_SCHEMES
             )
         except HTTPError:
             return ""
-        return rule.endpoint
+        return "" if found is None else found[0].endpoint
 
     def _respond(
         self, request: Request, endpoint: _Endpoint, values: dict[str, Any]

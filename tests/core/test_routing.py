@@ -94,6 +94,28 @@ def test_not_found(router: Router, path: str) -> None:
         router.match(path)
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["/nope", "/users", "/short/abcd", "/n/6", "/ratio/1", "/pages/other", "/items/xyz"],
+)
+def test_find_answers_a_miss_with_none(router: Router, path: str) -> None:
+    assert router.find(path) is None
+
+
+def test_find_answers_what_match_answers(router: Router) -> None:
+    assert router.find("/users/me") == router.match("/users/me")
+    assert router.find("/users/7/files/a/b") == router.match("/users/7/files/a/b")
+
+
+def test_find_still_raises_the_answers_that_are_not_misses(router: Router) -> None:
+    with pytest.raises(MethodNotAllowed):
+        router.find("/users/me", "DELETE")
+    with pytest.raises(AllowedMethods):
+        router.find("/users/me", "OPTIONS")
+    with pytest.raises(RequestRedirect):
+        router.find("/docs")
+
+
 def test_method_not_allowed_lists_the_methods(router: Router) -> None:
     with pytest.raises(MethodNotAllowed) as info:
         router.match("/users/me", "DELETE")
@@ -212,9 +234,15 @@ def test_any_path_matches_or_raises_an_http_error(text: str) -> None:
         [Rule("/<int:id>", "id"), Rule("/a/<path:p>", "p"), Rule("/b/", "b"), Rule("/x-<y>", "x")]
     )
     try:
-        rule, _ = router.match("/" + text)
-    except (NotFound, MethodNotAllowed, RequestRedirect):
+        rule, values = router.match("/" + text)
+    except NotFound:
+        assert router.find("/" + text) is None
         return
+    except (MethodNotAllowed, RequestRedirect) as exc:
+        with pytest.raises(type(exc)):
+            router.find("/" + text)
+        return
+    assert router.find("/" + text) == (rule, values)
     assert rule.endpoint in {"id", "p", "b", "x"}
 
 

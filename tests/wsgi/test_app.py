@@ -45,7 +45,7 @@ def test_request_options_are_passed_on() -> None:
     app = wsgi_app(handler, request_class=Custom, max_content_length=3, trusted_hosts=["a"])
     result = run(app, make_environ("POST", body=b"abcd"))
     assert result.status_code == 413
-    assert type(seen[0]) is Custom
+    assert isinstance(seen[0], Custom)
     assert seen[0].max_content_length == 3
     assert seen[0].trusted_hosts == ["a"]
 

@@ -144,18 +144,23 @@ def wsgi_app(
             f"{getattr(handler, '__qualname__', handler)!r} is async: write it with def, use "
             "sansio_http.asgi.asgi_app for an async handler, or an App with to_wsgi(app)"
         )
-    options: dict[str, Any] = {
-        "max_content_length": max_content_length,
-        "form_limits": form_limits,
-        "spool": spool,
-        "trusted_hosts": trusted_hosts,
-    }
-    options = {name: value for name, value in options.items() if value is not None}
+    # PERF: the settings become class attributes of a request class made
+    # once, rather than keyword arguments of every request's constructor.
+    settings: dict[str, Any] = {}
+    if max_content_length is not None:
+        settings["max_content_length"] = max_content_length
+    if form_limits is not None:
+        settings["form_limits"] = form_limits
+    if spool is not None:
+        settings["_spool_factory"] = staticmethod(spool)
+    if trusted_hosts is not None:
+        settings["trusted_hosts"] = trusted_hosts
+    if settings:
+        request_class = type(request_class.__name__, (request_class,), settings)
     limits = DEFAULT_HEAD_LIMITS if head_limits is None else head_limits
 
     def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-        # PERF: no keyword arguments at all in the common case.
-        request = request_class(environ, **options) if options else request_class(environ)
+        request = request_class(environ)
         return respond(request, start_response, handler, limits)
 
     application.__name__ = getattr(handler, "__name__", application.__name__)

@@ -84,6 +84,32 @@ def test_head_values() -> None:
     assert request.url == "https://example.com:8443/mount/%C3%A9/caf%C3%A9/%E6%97%A5?q=%C3%A9&a=1"
 
 
+def test_replace_keeps_values_replaced_before_whether_read_or_not() -> None:
+    environ = make_environ(query="a=1", scheme="http", remote_addr="10.0.0.1", script_name="/app")
+    # A proxy policy replaces some values; a later replace() changes others.
+    behind_proxy = WSGIRequest(environ).replace(scheme="https", remote_addr="192.0.2.9")
+    moved = behind_proxy.replace(path="/elsewhere", root_path="/mount/")
+    assert (moved.scheme, moved.remote_addr) == ("https", "192.0.2.9")
+    assert (moved.path, moved.root_path) == ("/elsewhere", "/mount")
+    # What neither replaced is still read from the environ.
+    assert moved.server == ("localhost", 80)
+    assert moved.query_string == environ["QUERY_STRING"].encode("latin-1")
+    assert moved.environ is environ
+
+
+def test_values_read_once_stay_as_first_read() -> None:
+    environ = make_environ(scheme="http")
+    request = WSGIRequest(environ)
+    assert request.scheme == "http"
+    environ["wsgi.url_scheme"] = "https"
+    assert request.scheme == "http"
+    assert request.replace(method="POST").scheme == "http"
+
+
+def test_a_lowercase_method_is_upper_cased() -> None:
+    assert WSGIRequest(make_environ("patch")).method == "PATCH"
+
+
 def test_invalid_utf8_in_the_path_is_replaced() -> None:
     request = WSGIRequest(make_environ("GET", "/\xff\xfe/ok"))
     assert request.path == "/\ufffd\ufffd/ok"

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import copy
 import functools
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime
-from typing import Any, TypedDict, TypeVar, overload
+from typing import Any, Generic, TypedDict, TypeVar, overload
 
 from typing_extensions import Self, Unpack
 
@@ -48,7 +48,7 @@ from sansio_http.http import (
     parse_range,
 )
 
-__all__ = ["Request"]
+__all__ = ["Request", "TransportValue"]
 
 T = TypeVar("T")
 
@@ -74,6 +74,45 @@ class _cached(functools.cached_property[T]):
             return self
         value = self.func(instance)
         instance.__dict__[self.attrname] = value  # type: ignore[index]
+        return value
+
+
+R = TypeVar("R")
+
+
+class TransportValue(Generic[R, T]):
+    """A constructor value of a request that an adapter reads on first access.
+
+    An adapter's request class that does not read every value of the head
+    in its constructor (PERF: routing needs the method and the path only)
+    declares the others with this, each read from the transport by ``read``
+    and stored on the instance. A non-data descriptor: the stored value wins
+    from then on, and :meth:`Request.replace` keeps it, or the value that
+    replaced it, as it keeps a value set by the constructor.
+
+    Args:
+        read: Returns the value for a request.
+    """
+
+    __slots__ = ("name", "read")
+
+    def __init__(self, read: Callable[[R], T]) -> None:
+        self.read = read
+        self.name = ""
+
+    def __set_name__(self, owner: type[Any], name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any] | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, instance: R, owner: type[Any] | None = None) -> T: ...
+
+    def __get__(self, instance: R | None, owner: type[Any] | None = None) -> T | Self:
+        if instance is None:
+            return self
+        value = instance.__dict__[self.name] = self.read(instance)
         return value
 
 

@@ -74,6 +74,22 @@ def test_path_and_root_path_mean_the_same_on_every_server(path: str) -> None:
     assert request.args["b"] == "é"
 
 
+def test_replace_keeps_values_replaced_before_whether_read_or_not() -> None:
+    async def scenario() -> None:
+        original, _ = make(query_string=b"a=1", root_path="/app", path="/app/x")
+        # A proxy policy replaces some values; a later replace() changes others.
+        behind_proxy = original.replace(scheme="https", remote_addr="192.0.2.9")
+        moved = behind_proxy.replace(path="/elsewhere")
+        assert (moved.scheme, moved.remote_addr) == ("https", "192.0.2.9")
+        assert (moved.path, moved.root_path) == ("/elsewhere", "/app")
+        # What neither replaced is still read from the scope.
+        assert moved.query_string == b"a=1"
+        assert moved.server == original.scope["server"]
+        assert moved.headers.raw() == original.scope["headers"]
+
+    asyncio.run(scenario())
+
+
 def test_scope_values_are_read_as_they_are() -> None:
     request, _ = make(headers=[(b"x-token", b"abc"), (b"x-token", b"def")])
     assert request.method == "POST"

@@ -21,6 +21,8 @@ from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
 from sansio_http._errors import ClientDisconnected, RequestEntityTooLarge
 from sansio_http._formdata import FormData, FormEvent, FormLimits, SpoolFactory
 from sansio_http._forms import FormCollector, FormEventDecoder
+from sansio_http._headers import Headers
+from sansio_http._request import TransportValue
 from sansio_http._state import State
 
 from ._receive import Receiver
@@ -50,6 +52,17 @@ T = TypeVar("T")
 
 # The states of the body.
 _UNREAD, _STREAMING, _READ, _CACHED = range(4)
+
+
+def _remote_addr(request: ASGIRequest) -> str | None:
+    client = request.scope.get("client")
+    return client[0] if client else None
+
+
+def _server(request: ASGIRequest) -> tuple[str, int | None] | None:
+    server = request.scope.get("server")
+    # PERF: servers give (host, port) tuples; anything else is converted.
+    return server if server.__class__ is tuple else server_address(server)
 
 
 class ASGIRequest(BodyRequest):
@@ -85,6 +98,18 @@ class ASGIRequest(BodyRequest):
 
     _running_loop = staticmethod(asyncio._get_running_loop)
 
+    # The constructor values of the core request, read on first access.
+    query_string = TransportValue["ASGIRequest", bytes](
+        lambda request: request.scope.get("query_string", b"")
+    )
+    headers = TransportValue["ASGIRequest", Headers](
+        lambda request: Headers(request.scope["headers"])
+    )
+    remote_addr = TransportValue["ASGIRequest", "str | None"](_remote_addr)
+    #: Set by the constructor when the scope has a root path.
+    root_path = ""
+    server = TransportValue["ASGIRequest", "tuple[str, int | None] | None"](_server)
+
     # PERF: the body's state lives in class defaults until it changes, so
     # that building a request sets as few attributes as possible.
     _state: dict[str, Any] | None = None
@@ -104,25 +129,21 @@ class ASGIRequest(BodyRequest):
         state: dict[str, Any] | None = None,
         trusted_hosts: Collection[str] | None = None,
     ) -> None:
+        # PERF: only what every request needs (routing reads the method, the
+        # path and the scheme) is read here, without calling the base constructor; the
+        # other constructor values are read from the scope on first access
+        # (TransportValue), normalised as Request.__init__ would.
+        self.scope = scope
+        method = scope.get("method", "GET")
+        self.method = method if method.isupper() else method.upper()
         path = scope["path"]
         root_path = scope.get("root_path")
         if root_path:
-            path, root_path = split_path(path, root_path)
-        client = scope.get("client")
-        server = scope.get("server")
-        super().__init__(
-            scope.get("method", "GET"),
-            path,
-            scope.get("query_string", b""),
-            scope["headers"],
-            scope.get("scheme") or ("ws" if scope["type"] == "websocket" else "http"),
-            # PERF: servers give (host, port) tuples; anything else is converted.
-            client[0] if client else None,
-            root_path or "",
-            server if server.__class__ is tuple else server_address(server),
-            trusted_hosts=trusted_hosts,
-        )
-        self.scope = scope
+            path, self.root_path = split_path(path, root_path)
+        self.path = path if path[:1] == "/" else "/" + path
+        self.scheme = scope.get("scheme") or ("ws" if scope["type"] == "websocket" else "http")
+        if trusted_hosts is not None:
+            self.trusted_hosts = trusted_hosts
         # PERF: what is usually left at its default stays a class attribute.
         if max_content_length is not None:
             self.max_content_length = max_content_length

@@ -17,13 +17,15 @@ import socket
 import tempfile
 from collections.abc import AsyncIterator, Callable, Collection, Iterator
 from types import TracebackType
-from typing import Any, Final, Generic, TypeVar, overload
+from typing import Any, Final
 
 from typing_extensions import Self
 
 from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
 from sansio_http._formdata import FormData, FormLimits, SpoolFile
 from sansio_http._forms import FormDecoder
+from sansio_http._headers import Headers
+from sansio_http._request import TransportValue
 from sansio_http._request import _normalize_root_path as normalize_root_path
 
 from ._environ import EnvironHeaders, decode_path, query_bytes, server_address
@@ -44,41 +46,9 @@ _FORM_CHUNK_SIZE: Final = 256 * 1024
 
 _DEFAULT_FORM_LIMITS: Final = FormLimits()
 
-T = TypeVar("T")
 
-
-class _FromEnviron(Generic[T]):
-    """A constructor value of the request, read from the environ on first access.
-
-    A non-data descriptor: the value it stores on the instance wins over it
-    from then on, and :meth:`~sansio_http.Request.replace` keeps what it
-    stored (or what a replacement set), as for a value set in ``__init__``.
-    """
-
-    __slots__ = ("name", "read")
-
-    def __init__(self, read: Callable[[dict[str, Any]], T]) -> None:
-        self.read = read
-        self.name = ""
-
-    def __set_name__(self, owner: type[Any], name: str) -> None:
-        self.name = name
-
-    @overload
-    def __get__(self, instance: None, owner: type[Any] | None = None) -> Self: ...
-
-    @overload
-    def __get__(self, instance: WSGIRequest, owner: type[Any] | None = None) -> T: ...
-
-    def __get__(self, instance: WSGIRequest | None, owner: type[Any] | None = None) -> T | Self:
-        if instance is None:
-            return self
-        value = instance.__dict__[self.name] = self.read(instance.environ)
-        return value
-
-
-def _root_path(environ: dict[str, Any]) -> str:
-    root_path = decode_path(environ.get("SCRIPT_NAME") or "")
+def _root_path(request: WSGIRequest) -> str:
+    root_path = decode_path(request.environ.get("SCRIPT_NAME") or "")
     return normalize_root_path(root_path) if root_path else ""
 
 
@@ -110,12 +80,20 @@ class WSGIRequest(BodyRequest):
 
     _running_loop = staticmethod(asyncio._get_running_loop)
 
-    query_string = _FromEnviron(lambda environ: query_bytes(environ.get("QUERY_STRING") or ""))
-    headers = _FromEnviron(EnvironHeaders)
-    scheme = _FromEnviron(lambda environ: environ.get("wsgi.url_scheme") or "http")
-    remote_addr = _FromEnviron(lambda environ: environ.get("REMOTE_ADDR") or None)
-    root_path = _FromEnviron(_root_path)
-    server = _FromEnviron(server_address)
+    # The constructor values of the core request, read on first access.
+    query_string = TransportValue["WSGIRequest", bytes](
+        lambda request: query_bytes(request.environ.get("QUERY_STRING") or "")
+    )
+    headers = TransportValue["WSGIRequest", Headers](
+        lambda request: EnvironHeaders(request.environ)
+    )
+    remote_addr = TransportValue["WSGIRequest", "str | None"](
+        lambda request: request.environ.get("REMOTE_ADDR") or None
+    )
+    root_path = TransportValue["WSGIRequest", str](_root_path)
+    server = TransportValue["WSGIRequest", "tuple[str, int | None] | None"](
+        lambda request: server_address(request.environ)
+    )
 
     # PERF: the body state lives in class defaults until it is first needed,
     # so that building a request sets as few attributes as possible.
@@ -135,10 +113,10 @@ class WSGIRequest(BodyRequest):
         spool: Callable[[], SpoolFile] | None = None,
         trusted_hosts: Collection[str] | None = None,
     ) -> None:
-        # PERF: only what every request needs (routing reads the method and
-        # the path) is read here, without calling the base constructor; the
+        # PERF: only what every request needs (routing reads the method, the
+        # path and the scheme) is read here, without calling the base constructor; the
         # other constructor values are read from the environ on first access
-        # (see _FromEnviron), normalised as Request.__init__ would.
+        # (TransportValue), normalised as Request.__init__ would.
         self.environ = environ
         method = environ.get("REQUEST_METHOD") or "GET"
         self.method = method if method.isupper() else method.upper()
@@ -146,6 +124,7 @@ class WSGIRequest(BodyRequest):
         if not path.isascii():
             path = decode_path(path)
         self.path = path if path[:1] == "/" else "/" + path
+        self.scheme = environ.get("wsgi.url_scheme") or "http"
         if trusted_hosts is not None:
             self.trusted_hosts = trusted_hosts
         if max_content_length is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from sansio_http._errors import (
     BadRequest,
@@ -28,6 +28,9 @@ from sansio_http._errors import (
 from sansio_http._errors import NotImplemented as MethodNotImplemented
 from sansio_http._response import Response
 from sansio_http._target import parse_target
+
+if TYPE_CHECKING:
+    from sansio_http._request import Request
 
 __all__ = [
     "DEFAULT_HEAD_LIMITS",
@@ -104,6 +107,11 @@ def parse_content_length(values: Sequence[str]) -> int | None:
     """
     if not values:
         return None
+    if len(values) == 1:
+        # PERF: the usual single plain value; 18 digits stay below 2**63.
+        value = values[0]
+        if value.isdigit() and value.isascii() and len(value) <= _MAX_DIGITS - 1:
+            return int(value)
     lengths = set()
     for value in values:
         for item in value.split(","):
@@ -192,7 +200,7 @@ def check_host(host_count: int, http_version: str) -> None:
         raise BadRequest("An HTTP/1.1 request needs a Host header")
 
 
-def check_framing(content_lengths: Sequence[str], transfer_encoding: bool) -> None:
+def check_framing(content_lengths: Sequence[str], transfer_encoding: bool) -> int | None:
     """Refuse a request whose body framing is ambiguous or malformed.
 
     The errors carry ``Connection: close``: after them, the server and a
@@ -202,6 +210,9 @@ def check_framing(content_lengths: Sequence[str], transfer_encoding: bool) -> No
         content_lengths: The Content-Length field values; empty without one.
         transfer_encoding: Whether the request has a Transfer-Encoding.
 
+    Returns:
+        The Content-Length, or None without one.
+
     Raises:
         BadRequest: Both Content-Length and Transfer-Encoding (RFC 9112
             §6.3: "ought to be handled as an error", the request smuggling
@@ -210,7 +221,7 @@ def check_framing(content_lengths: Sequence[str], transfer_encoding: bool) -> No
             body can have.
     """
     if not content_lengths:
-        return
+        return None
     if transfer_encoding:
         raise BadRequest("Content-Length and Transfer-Encoding together", headers=_CLOSE)
     try:
@@ -219,6 +230,7 @@ def check_framing(content_lengths: Sequence[str], transfer_encoding: bool) -> No
         raise BadRequest(exc.detail, headers=_CLOSE) from None
     if length == TOO_LARGE:
         raise RequestEntityTooLarge("The body is larger than any this server accepts")
+    return length
 
 
 def check_head(
@@ -229,6 +241,7 @@ def check_head(
     fields: Sequence[tuple[bytes, bytes]],
     limits: HeadLimits = DEFAULT_HEAD_LIMITS,
     query: bytes = b"",
+    request: Request | None = None,
 ) -> Response | None:
     """Refuse a request head the application must not see.
 
@@ -247,6 +260,9 @@ def check_head(
         limits: The limits to apply.
         query: The query string without its ``?``, when ``target`` does not
             hold it (an ASGI scope keeps the two apart).
+        request: The request built from these fields, if any: its
+            ``content_length`` is set from the checked Content-Length, so
+            that it is not looked up and parsed a second time.
 
     Returns:
         None to let the application answer, or the response to send
@@ -291,8 +307,9 @@ def check_head(
     # case's: one Host, no Content-Length, an origin-form target.
     if host_count != 1:
         check_host(host_count, http_version)
-    if lengths is not None:
-        check_framing(lengths, transfer_encoding)
+    length = None if lengths is None else check_framing(lengths, transfer_encoding)
+    if request is not None:
+        request.content_length = length
     if target[:1] == b"/" and path[:1] == "/" and method != "CONNECT":
         return None
     if query:

@@ -19,6 +19,7 @@ from sansio_http._errors import (
     RequestURITooLong,
 )
 from sansio_http._head import TOO_LARGE, check_framing, check_target, parse_content_length
+from sansio_http._request import Request
 from sansio_http._response import Response
 from sansio_http.server import Config
 
@@ -379,3 +380,25 @@ def test_the_rules_one_by_one() -> None:
     check_framing([], transfer_encoding=True)  # chunked alone: no ambiguity
     with pytest.raises(BadRequest):
         check_framing(["3"], transfer_encoding=True)
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        (HOST, None),
+        ([*HOST, (b"Content-Length", b"12")], 12),
+        ([*HOST, (b"content-length", b"7, 7"), (b"content-length", b"7")], 7),
+    ],
+)
+def test_the_checked_length_becomes_the_requests(fields: Fields, expected: int | None) -> None:
+    # The request's own headers say otherwise, so the value can only come from the check.
+    request = Request("POST", "/", b"", [(b"content-length", b"999")], "http", None, "")
+    assert check_head("POST", b"/", "/", "1.1", fields, HeadLimits(), request=request) is None
+    assert request.content_length == expected
+
+
+def test_a_refused_length_leaves_the_request_alone() -> None:
+    request = Request("POST", "/", b"", [(b"content-length", b"5")], "http", None, "")
+    with pytest.raises(BadRequest):
+        check_head("POST", b"/", "/", "1.1", [*HOST, (b"content-length", b"x")], request=request)
+    assert request.content_length == 5

@@ -104,7 +104,7 @@ async def serve_http(
     head = request.method == "HEAD"
     try:
         try:
-            response = check_scope(scope, head_limits) or await handler(request)
+            response = check_scope(scope, head_limits, request) or await handler(request)
         except HTTPError as exc:
             if receiver.disconnected:
                 return

@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from sansio_http._head import HeadLimits, check_head
+from sansio_http._request import Request
 from sansio_http._response import Response
 
 __all__ = ["check_scope", "client_address", "server_address", "split_path"]
 
 
-def check_scope(scope: Any, limits: HeadLimits) -> Response | None:
+def check_scope(scope: Any, limits: HeadLimits, request: Request | None = None) -> Response | None:
     """Refuse a request head the application must not see (see ``_head.py``).
 
     The rules are the core's :func:`~sansio_http.check_head`; this reads
@@ -25,6 +26,8 @@ def check_scope(scope: Any, limits: HeadLimits) -> Response | None:
     Args:
         scope: The ``http`` scope.
         limits: The limits to apply.
+        request: The request built from the scope, whose ``content_length``
+            the check sets (see :func:`~sansio_http.check_head`).
 
     Returns:
         None to let the application answer, or the response to send instead
@@ -45,6 +48,7 @@ def check_scope(scope: Any, limits: HeadLimits) -> Response | None:
         scope["headers"],
         limits,
         scope.get("query_string", b""),
+        request,
     )
 
 

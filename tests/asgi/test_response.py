@@ -284,6 +284,47 @@ def test_a_bytes_body_sent_to_a_gone_client_marks_it_gone(failing: str) -> None:
     assert sent[-1] == failing
 
 
+async def never_receive() -> Message:
+    await asyncio.Event().wait()
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize("failing", ["http.response.start", "http.response.body"])
+def test_a_bytes_answer_to_a_gone_client_ends_quietly(
+    failing: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    sent: list[str] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message["type"])
+        if message["type"] == failing:
+            raise OSError("gone")
+
+    async def handler(req: ASGIRequest) -> Response:
+        return Response(b"hello")
+
+    from tests.asgi.checker import http_scope
+
+    run(asgi_app(handler)(http_scope(), never_receive, send))
+    assert sent[-1] == failing
+    assert caplog.records == []
+
+
+@pytest.mark.parametrize("failing", ["http.response.start", "http.response.body"])
+def test_a_send_failing_otherwise_propagates_for_the_server(failing: str) -> None:
+    async def send(message: Message) -> None:
+        if message["type"] == failing:
+            raise RuntimeError("protocol error")
+
+    async def handler(req: ASGIRequest) -> Response:
+        return Response(b"hello")
+
+    from tests.asgi.checker import http_scope
+
+    with pytest.raises(RuntimeError, match="protocol error"):
+        run(asgi_app(handler)(http_scope(), never_receive, send))
+
+
 def test_a_streaming_response_may_echo_the_request_body() -> None:
     async def handler(req: ASGIRequest) -> Response:
         async def echo() -> AsyncIterator[bytes]:

@@ -100,7 +100,6 @@ async def serve_http(
     """
     receiver = Receiver(receive)
     request = request_class(scope, receiver, **request_args)
-    sender = ResponseSender(send, receiver, scope.get("extensions"))
     head = request.method == "HEAD"
     try:
         try:
@@ -117,6 +116,31 @@ async def serve_http(
                 raise
             logger.exception("error in the request handler")
             response = InternalServerError().to_response(request)
+        body = response.body
+        if body.__class__ is bytes:
+            # PERF: the usual body, in memory, sent as ResponseSender would send it
+            # without making one: the head counts as sent from the first send(), so an
+            # error now propagates (the server closes the connection), and an OSError
+            # means the client is gone (ASGI 2.4), which is not an error.
+            try:
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": response.status,
+                        "headers": response.raw_headers(),
+                    }
+                )
+                await send(
+                    {
+                        "type": "http.response.body",
+                        "body": b"" if head else body,
+                        "more_body": False,
+                    }
+                )
+            except OSError:
+                return
+            return
+        sender = ResponseSender(send, receiver, scope.get("extensions"))
         try:
             await sender.send(response, head=head)
         except Exception:

@@ -30,7 +30,6 @@ from sansio_http._response import Response
 from sansio_http.app import App
 
 from ._lifespan import Hook, Lifespan
-from ._receive import Receiver
 from ._request import ASGIRequest
 from ._response import ResponseSender
 from ._scope import check_scope
@@ -98,18 +97,17 @@ async def serve_http(
             subclass.
         **request_args: Keyword arguments for the request class.
     """
-    receiver = Receiver(receive)
-    request = request_class(scope, receiver, **request_args)
+    request = request_class(scope, receive, **request_args)
     head = request.method == "HEAD"
     try:
         try:
             response = check_scope(scope, head_limits, request) or await handler(request)
         except HTTPError as exc:
-            if receiver.disconnected:
+            if request._receiver.disconnected:
                 return
             response = exc.to_response(request)
         except Exception:
-            if receiver.disconnected:
+            if request._receiver.disconnected:
                 logger.info("error after the client disconnected", exc_info=True)
                 return
             if _raises(scope):
@@ -140,7 +138,7 @@ async def serve_http(
             except OSError:
                 return
             return
-        sender = ResponseSender(send, receiver, scope.get("extensions"))
+        sender = ResponseSender(send, request._receiver, scope.get("extensions"))
         try:
             await sender.send(response, head=head)
         except Exception:

@@ -117,6 +117,10 @@ class ASGIRequest(BodyRequest):
     _body: bytes | None = None
     _form: FormData | None = None
     _received = 0
+    # PERF: a request that never reads its body nor polls for a disconnect
+    # never makes its Receiver (see _receiver).
+    _made_receiver: Receiver | None = None
+    _receive: Receive
 
     def __init__(
         self,
@@ -153,7 +157,10 @@ class ASGIRequest(BodyRequest):
             self.spool = spool
         if state is not None:
             self._state = state
-        self._receiver = receive if isinstance(receive, Receiver) else Receiver(receive)
+        if isinstance(receive, Receiver):
+            self._made_receiver = receive
+        else:
+            self._receive = receive
         # The loop the body arrives through, for the blocking reads of def
         # views, which run on other threads.
         self._loop = asyncio._get_running_loop()
@@ -371,9 +378,18 @@ class ASGIRequest(BodyRequest):
         return self._bridge(self.is_disconnected())
 
     @property
+    def _receiver(self) -> Receiver:
+        """The receiver of the request's messages, made when first needed."""
+        receiver = self._made_receiver
+        if receiver is None:
+            receiver = self._made_receiver = Receiver(self._receive)
+        return receiver
+
+    @property
     def has_resources(self) -> bool:
         """Whether :meth:`close` has anything to release."""
-        return self._form is not None or self._receiver.receiving
+        receiver = self._made_receiver
+        return self._form is not None or (receiver is not None and receiver.receiving)
 
     async def close(self) -> None:
         """Release what the request holds: a pending ``receive()``, uploads."""

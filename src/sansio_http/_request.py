@@ -197,6 +197,12 @@ class Request:
     #: collection trusts no host at all.
     trusted_hosts: Collection[str] | None = None
 
+    #: Whether an :class:`~sansio_http.App` raises an exception that no
+    #: error handler takes, instead of answering it with a 500. The adapters'
+    #: requests are True when a test client asks for it (their
+    #: ``RAISE_EXCEPTIONS`` environ key or scope extension).
+    propagate_exceptions: bool = False
+
     method: str
     path: str
     query_string: bytes

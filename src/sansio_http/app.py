@@ -635,14 +635,16 @@ class App(_Scaffold):
 
     # -- dispatch --------------------------------------------------------
 
-    def dispatch_sync(self, request: Request, *, propagate: bool = False) -> Response:
+    def dispatch_sync(self, request: Request, *, propagate: bool | None = None) -> Response:
         """Answer a request from sync code (the WSGI adapter's side).
 
         Args:
             request: The request.
             propagate: Raise an exception that no error handler takes,
                 after the teardown hooks ran, instead of answering it with
-                a 500 (what a test client asks for).
+                a 500 (what a test client asks for); None to do as the
+                request's :attr:`~sansio_http.Request.propagate_exceptions`
+                says.
 
         Raises:
             Exception: With ``propagate``, the unhandled exception.
@@ -691,14 +693,16 @@ class App(_Scaffold):
         finally:
             _request_var.reset(token)
 
-    async def dispatch_async(self, request: Request, *, propagate: bool = False) -> Response:
+    async def dispatch_async(self, request: Request, *, propagate: bool | None = None) -> Response:
         """Answer a request from async code (the ASGI adapter's side).
 
         Args:
             request: The request.
             propagate: Raise an exception that no error handler takes,
                 after the teardown hooks ran, instead of answering it with
-                a 500 (what a test client asks for).
+                a 500 (what a test client asks for); None to do as the
+                request's :attr:`~sansio_http.Request.propagate_exceptions`
+                says.
 
         Raises:
             Exception: With ``propagate``, the unhandled exception.
@@ -814,7 +818,7 @@ class App(_Scaffold):
     def _pipeline(
         self,
         request: Request,
-        propagate: bool = False,
+        propagate: bool | None = None,
         routed: tuple[_Endpoint, dict[str, Any]] | None = None,
         entered: list[Callable[..., Any]] | None = None,
     ) -> _Pipeline:
@@ -968,7 +972,7 @@ class App(_Scaffold):
         request: Request,
         response: Response,
         entered: list[Callable[..., Any]],
-        propagate: bool,
+        propagate: bool | None,
     ) -> Generator[_Call, Any, tuple[Response, Exception | None]]:
         """Run the process_response hooks, innermost first.
 
@@ -1034,7 +1038,11 @@ class App(_Scaffold):
             return second
 
     def _handle_exception(
-        self, request: Request, exc: Exception, scopes: tuple[_Scaffold, ...], propagate: bool
+        self,
+        request: Request,
+        exc: Exception,
+        scopes: tuple[_Scaffold, ...],
+        propagate: bool | None,
     ) -> Generator[_Call, Any, tuple[Response, Exception | None]]:
         """Answer an exception; return the response and the unhandled exception.
 
@@ -1051,7 +1059,7 @@ class App(_Scaffold):
         if isinstance(answer, HTTPError):
             return answer.to_response(request), None
         unhandled = answer
-        if propagate:
+        if propagate or (propagate is None and request.propagate_exceptions):
             raise unhandled
         log.error(
             "unhandled exception in %s %s",

@@ -549,3 +549,15 @@ def test_asgi_app_builds_the_given_request_class_with_its_settings(limit: int | 
     assert result.status == (413 if limit else 200)
     # The settings belong to this application's requests only.
     assert TaggedRequest.max_content_length is None
+
+
+def test_propagating_exceptions_is_asked_by_a_scope_extension() -> None:
+    from sansio_http.asgi._request import RAISE_EXCEPTIONS
+
+    async def scenario() -> None:
+        scope = http_scope("GET", "/")
+        assert not ASGIRequest(scope, Canned([])).propagate_exceptions
+        scope["extensions"] = {RAISE_EXCEPTIONS: {}}
+        assert ASGIRequest(scope, Canned([])).propagate_exceptions
+
+    asyncio.run(scenario())

@@ -271,6 +271,33 @@ def test_unhandled_exception_is_logged_and_a_bare_500(
     assert "secret detail" in caplog.text
 
 
+@pytest.mark.parametrize(
+    ("asked", "propagate", "raises"),
+    [
+        (True, None, True),
+        (False, None, False),
+        (True, False, False),
+        (False, True, True),
+    ],
+)
+def test_propagation_follows_the_request_unless_the_caller_decides(
+    dispatch: Dispatch, asked: bool, propagate: bool | None, raises: bool
+) -> None:
+    app = App()
+
+    def crash(request: Request) -> str:
+        raise RuntimeError("unhandled")
+
+    app.add_route("/", crash)
+    request = make_request()
+    request.propagate_exceptions = asked
+    if raises:
+        with pytest.raises(RuntimeError, match="unhandled"):
+            dispatch(app, request, propagate=propagate)
+    else:
+        assert dispatch(app, request, propagate=propagate).status == 500
+
+
 def test_debug_shows_the_traceback_to_a_local_request(
     dispatch: Dispatch, caplog: pytest.LogCaptureFixture
 ) -> None:

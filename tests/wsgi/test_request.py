@@ -412,3 +412,12 @@ def test_malformed_multipart_is_400() -> None:
     environ = make_environ("POST", body=b"garbage", content_type=MULTIPART_TYPE)
     with pytest.raises(BadRequest):
         WSGIRequest(environ).get_form()
+
+
+def test_propagating_exceptions_is_asked_by_the_environ() -> None:
+    from sansio_http.wsgi._request import RAISE_EXCEPTIONS
+
+    environ = make_environ()
+    assert not WSGIRequest(environ).propagate_exceptions
+    environ[RAISE_EXCEPTIONS] = True
+    assert WSGIRequest(environ).propagate_exceptions

@@ -20,7 +20,7 @@ import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Collection, Iterable
-from typing import Any, Final
+from typing import Any
 
 from sansio_http._errors import HTTPError, InternalServerError
 from sansio_http._formdata import FormLimits, SpoolFactory
@@ -30,7 +30,7 @@ from sansio_http._response import Response
 from sansio_http.app import App
 
 from ._lifespan import Hook, Lifespan
-from ._request import ASGIRequest
+from ._request import RAISE_EXCEPTIONS, ASGIRequest
 from ._response import ResponseSender
 from ._scope import check_scope
 from ._types import ASGIApp, Receive, Scope, Send
@@ -53,10 +53,6 @@ Handler = Callable[[ASGIRequest], Awaitable[Response]]
 
 #: A websocket session handler: ``async def handler(websocket) -> None``.
 WebSocketHandler = Callable[[WebSocket], Awaitable[None]]
-
-#: The scope extension (``scope["extensions"]``) by which a test client asks
-#: for the application's exceptions, raised, rather than a 500.
-RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 
 def _raises(scope: Scope) -> bool:
@@ -474,11 +470,12 @@ def to_asgi(
     runner = _AppRunner(app.config.threads)
     app.thread_runner = runner
 
-    async def handle(request: ASGIRequest) -> Response:
-        propagate = _raises(request.scope)
-        if proxy_policy is not None:
-            request = proxy_policy.apply(request)
-        return await app.dispatch_async(request, propagate=propagate)
+    handle: Handler = app.dispatch_async
+    if proxy_policy is not None:
+        policy = proxy_policy
+
+        async def handle(request: ASGIRequest) -> Response:
+            return await app.dispatch_async(policy.apply(request))
 
     async def handle_websocket(websocket: WebSocket) -> None:
         request = websocket.request

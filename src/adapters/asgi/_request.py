@@ -29,7 +29,13 @@ from ._receive import Receiver
 from ._scope import server_address, split_path
 from ._types import Receive, Scope
 
-__all__ = ["DEFAULT_SPOOL_MEMORY", "FORM_BATCH_SIZE", "ASGIRequest", "default_spool"]
+__all__ = [
+    "DEFAULT_SPOOL_MEMORY",
+    "FORM_BATCH_SIZE",
+    "RAISE_EXCEPTIONS",
+    "ASGIRequest",
+    "default_spool",
+]
 
 # Uploads stay in memory up to 1 MiB per file, as Starlette's do (Werkzeug
 # keeps 500 KiB), then roll over to a temporary file on disk.
@@ -41,6 +47,11 @@ DEFAULT_SPOOL_MEMORY: Final = 1024 * 1024
 # size. One batch is written while the next is received and parsed, so
 # memory stays near two batches and the loop never waits on a disk write.
 FORM_BATCH_SIZE: Final = 1024 * 1024
+
+
+#: The scope extension (``scope["extensions"]``) by which a test client asks
+#: for the application's exceptions, raised, rather than a 500.
+RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 
 def default_spool() -> tempfile.SpooledTemporaryFile[bytes]:
@@ -109,6 +120,9 @@ class ASGIRequest(BodyRequest):
     #: Set by the constructor when the scope has a root path.
     root_path = ""
     server = TransportValue["ASGIRequest", "tuple[str, int | None] | None"](_server)
+    propagate_exceptions = TransportValue["ASGIRequest", bool](
+        lambda request: RAISE_EXCEPTIONS in (request.scope.get("extensions") or ())
+    )
 
     # PERF: the body's state lives in class defaults until it changes, so
     # that building a request sets as few attributes as possible.

@@ -217,10 +217,12 @@ def to_wsgi(
 
     atexit.register(shutdown)
 
-    def handle(request: WSGIRequest) -> Response:
-        if proxy_policy is not None:
-            request = proxy_policy.apply(request)
-        return app.dispatch_sync(request, propagate=bool(request.environ.get(RAISE_EXCEPTIONS)))
+    handle: Callable[[WSGIRequest], Response] = app.dispatch_sync
+    if proxy_policy is not None:
+        policy = proxy_policy
+
+        def handle(request: WSGIRequest) -> Response:
+            return app.dispatch_sync(policy.apply(request))
 
     return wsgi_app(
         handle,

@@ -31,7 +31,7 @@ from sansio_http._request import _normalize_root_path as normalize_root_path
 from ._environ import EnvironHeaders, decode_path, query_bytes, server_address
 from ._input import InputStream
 
-__all__ = ["DEFAULT_SPOOL_MEMORY", "WSGIRequest"]
+__all__ = ["DEFAULT_SPOOL_MEMORY", "RAISE_EXCEPTIONS", "WSGIRequest"]
 
 # An upload stays in memory up to this size, then moves to a temporary file.
 # Starlette also rolls over at 1 MiB and Werkzeug at 500 KiB: a typical form
@@ -45,6 +45,10 @@ DEFAULT_SPOOL_MEMORY: Final = 1024 * 1024
 _FORM_CHUNK_SIZE: Final = 256 * 1024
 
 _DEFAULT_FORM_LIMITS: Final = FormLimits()
+
+#: The environ key by which a test client asks for the application's
+#: exceptions, raised, rather than a 500 (a server-defined name, PEP 3333).
+RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 
 def _root_path(request: WSGIRequest) -> str:
@@ -91,6 +95,9 @@ class WSGIRequest(BodyRequest):
         lambda request: request.environ.get("REMOTE_ADDR") or None
     )
     root_path = TransportValue["WSGIRequest", str](_root_path)
+    propagate_exceptions = TransportValue["WSGIRequest", bool](
+        lambda request: bool(request.environ.get(RAISE_EXCEPTIONS))
+    )
     server = TransportValue["WSGIRequest", "tuple[str, int | None] | None"](
         lambda request: server_address(request.environ)
     )

@@ -31,6 +31,8 @@ from sansio_http._errors import InternalServerError
 from sansio_http._files import FileBody, FileRegion
 from sansio_http._response import body_chunk
 
+from ._request import RAISE_EXCEPTIONS
+
 if TYPE_CHECKING:
     from sansio_http._response import Response
 
@@ -39,10 +41,6 @@ if TYPE_CHECKING:
 __all__ = ["HOP_BY_HOP", "RAISE_EXCEPTIONS", "StartResponse", "send_response", "wsgi_headers"]
 
 logger: Final = logging.getLogger("sansio_http.wsgi")
-
-#: The environ key by which a test client asks for the application's
-#: exceptions, raised, rather than a 500 (a server-defined name, PEP 3333).
-RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 #: What ``sys.exc_info()`` returns, the form ``start_response`` takes it in.
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType] | tuple[None, None, None]

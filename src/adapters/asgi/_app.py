@@ -93,7 +93,13 @@ async def serve_http(
             subclass.
         **request_args: Keyword arguments for the request class.
     """
-    request = request_class(scope, receive, **request_args)
+    await _serve(scope, send, handler, head_limits, request_class(scope, receive, **request_args))
+
+
+async def _serve(
+    scope: Scope, send: Send, handler: Handler, head_limits: HeadLimits, request: ASGIRequest
+) -> None:
+    """Answer ``request`` as :func:`serve_http` says, once it is built."""
     head = request.method == "HEAD"
     try:
         try:
@@ -205,30 +211,33 @@ async def _refuse(websocket: WebSocket, error: HTTPError) -> None:
 class _HandlerApp:
     """An ASGI 3 application around a request handler (see `asgi_app`)."""
 
-    __slots__ = ("_lifespan", "handler", "request_args", "websocket")
+    __slots__ = ("_lifespan", "handler", "head_limits", "request_class", "websocket")
 
     def __init__(
         self,
         handler: Handler,
         websocket: WebSocketHandler | None,
         lifespan: Lifespan,
-        request_args: dict[str, Any],
+        request_class: type[ASGIRequest],
+        head_limits: HeadLimits,
     ) -> None:
         self.handler = handler
         self.websocket = websocket
         self._lifespan = lifespan
-        self.request_args = request_args
+        self.request_class = request_class
+        self.head_limits = head_limits
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
         state = self._lifespan.state
         if kind == "http":
-            if state is not None:
-                await serve_http(
-                    scope, receive, send, self.handler, state=state, **self.request_args
-                )
-            else:
-                await serve_http(scope, receive, send, self.handler, **self.request_args)
+            # PERF: serve_http's work without its keyword arguments.
+            request = (
+                self.request_class(scope, receive)
+                if state is None
+                else self.request_class(scope, receive, state=state)
+            )
+            await _serve(scope, send, self.handler, self.head_limits, request)
         elif kind == "websocket":
             await serve_websocket(scope, receive, send, self.websocket, state=state)
         elif kind == "lifespan":
@@ -308,12 +317,13 @@ def asgi_app(
         settings["trusted_hosts"] = trusted_hosts
     if settings:
         request_class = type(request_class.__name__, (request_class,), settings)
-    request_args: dict[str, Any] = {}
-    if request_class is not ASGIRequest:
-        request_args["request_class"] = request_class
-    if head_limits is not None:
-        request_args["head_limits"] = head_limits
-    return _HandlerApp(handler, websocket, Lifespan(on_startup, on_shutdown), request_args)
+    return _HandlerApp(
+        handler,
+        websocket,
+        Lifespan(on_startup, on_shutdown),
+        request_class,
+        DEFAULT_HEAD_LIMITS if head_limits is None else head_limits,
+    )
 
 
 def _is_async(func: object) -> bool:

@@ -13,7 +13,8 @@ PIP_EDITABLE := --config-settings editable_mode=strict
 # removes with .venv). This filter silences that notice alone; other warnings still show.
 EDITABLE_NOTICE := ignore:Editable installation
 
-.PHONY: serve test lint typecheck pytest docs dist bench bench-e2e install install-dev relink clean
+.PHONY: serve test lint typecheck pytest test-compiled docs dist bench bench-e2e install install-dev \
+	relink clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,7 +50,7 @@ lint: $(VENV)/.installed-dev
 
 typecheck: $(VENV)/.installed-dev relink
 	$(BIN)/mypy $$($(BIN)/python scripts/modules.py)
-	$(BIN)/mypy tests benchmarks examples scripts
+	$(BIN)/mypy tests benchmarks examples scripts setup.py
 
 pytest: $(VENV)/.installed-dev relink
 	$(BIN)/pytest tests benchmarks --benchmark-disable \
@@ -58,7 +59,26 @@ pytest: $(VENV)/.installed-dev relink
 docs: $(VENV)/.installed-dev
 	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
-test: lint typecheck pytest docs
+test: lint typecheck pytest test-compiled docs
+
+# The optional compiled build (setup.py: SANSIO_HTTP_COMPILE=1 compiles hot modules with
+# mypyc) in its own environment, installed from the source tree (not editable), and the
+# same test suite run against it. SANSIO_HTTP_COMPILED tells tests/test_build.py which
+# build to expect.
+VENV_C := .venv-compiled
+$(VENV_C)/.installed: pyproject.toml setup.py $(wildcard src/sansio_http/*.py)
+	rm -rf $(VENV_C)
+	$(PYTHON) -m venv $(VENV_C)
+	$(VENV_C)/bin/python -m pip install --quiet --upgrade pip 'setuptools>=77'
+	# First the dependencies (mypy among the test ones: mypyc type-checks what it
+	# compiles, against them), then the package again, compiled.
+	$(VENV_C)/bin/python -m pip install --quiet '.[test,docs,server,bench]'
+	SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python -m pip install --quiet --no-build-isolation \
+		--no-deps --force-reinstall .
+	touch $@
+
+test-compiled: $(VENV_C)/.installed
+	SANSIO_HTTP_COMPILED=1 $(VENV_C)/bin/python -m pytest tests -q -p no:cacheprovider
 
 # The sdist and the wheel built from it, in dist/, for `pip install dist/sansio_http-*.whl`
 # in another project. `make test` builds and checks them too (tests/packaging/).
@@ -86,5 +106,5 @@ bench-e2e: $(VENV)/.installed-dev relink
 	$(BIN)/python scripts/bench_e2e.py --out $(BENCH_OUT)
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info docs/_build .pytest_cache .mypy_cache .ruff_cache \
+	rm -rf $(VENV) $(VENV_C) build dist *.egg-info docs/_build .pytest_cache .mypy_cache .ruff_cache \
 		.coverage .coverage.*

@@ -561,3 +561,19 @@ def test_propagating_exceptions_is_asked_by_a_scope_extension() -> None:
         assert ASGIRequest(scope, Canned([])).propagate_exceptions
 
     asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("reader", ["body", "stream"])
+def test_messages_of_other_types_are_skipped_while_reading(reader: str) -> None:
+    async def scenario() -> bytes:
+        messages: list[Message] = [
+            {"type": "http.request", "body": b"ab", "more_body": True},
+            {"type": "http.unknown"},
+            {"type": "http.request", "body": b"cd", "more_body": False},
+        ]
+        request, _ = make(messages)
+        if reader == "body":
+            return await request.body()
+        return b"".join([chunk async for chunk in request.stream()])
+
+    assert asyncio.run(scenario()) == b"abcd"

@@ -27,7 +27,7 @@ from sansio_http._state import State
 
 from ._receive import Receiver
 from ._scope import server_address, split_path
-from ._types import Receive, Scope
+from ._types import Message, Receive, Scope
 
 __all__ = [
     "DEFAULT_SPOOL_MEMORY",
@@ -223,7 +223,24 @@ class ASGIRequest(BodyRequest):
             RuntimeError: :meth:`stream` already consumed the body.
         """
         if self._body is None:
-            chunks = [chunk async for chunk in self.stream()]
+            if self._body_state != _UNREAD:
+                raise RuntimeError(ALREADY_STREAMED)
+            # PERF: the messages are read here, as _chunks reads them, rather
+            # than through it: an async generator costs its creation, its
+            # registration with the loop and a step per chunk.
+            self._body_state = _STREAMING
+            chunks: list[bytes] = []
+            try:
+                self._check_declared_length()
+                receive = self._receiver.receive
+                while True:
+                    chunk, more = self._take(await receive())
+                    if chunk:
+                        chunks.append(chunk)
+                    if not more:
+                        break
+            finally:
+                self._body_state = _READ
             # PERF: join returns a lone bytes chunk itself, without a copy.
             self._body = b"".join(chunks)
             self._body_state = _CACHED
@@ -250,35 +267,52 @@ class ASGIRequest(BodyRequest):
         return self._chunks()
 
     async def _chunks(self) -> AsyncIterator[bytes]:
+        try:
+            self._check_declared_length()
+            receive = self._receiver.receive
+            while True:
+                chunk, more = self._take(await receive())
+                if chunk:
+                    yield chunk
+                if not more:
+                    return
+        finally:
+            self._body_state = _READ
+
+    def _check_declared_length(self) -> None:
+        """Refuse a body whose Content-Length is over the limit, before reading it."""
         limit = self.max_content_length
         if limit is not None:
             declared = self.content_length
             if declared is not None and declared > limit:
                 raise RequestEntityTooLarge(f"The body is larger than the limit of {limit} bytes")
-        received = 0
-        receive = self._receiver.receive
-        try:
-            while True:
-                message = await receive()
-                kind = message["type"]
-                if kind == "http.request":
-                    chunk = message.get("body", b"")
-                    if chunk:
-                        received += len(chunk)
-                        self._received = received
-                        # Counted as the bytes arrive: a chunked body has no
-                        # Content-Length to check up front.
-                        if limit is not None and received > limit:
-                            raise RequestEntityTooLarge(
-                                f"The body is larger than the limit of {limit} bytes"
-                            )
-                        yield chunk
-                    if not message.get("more_body", False):
-                        return
-                elif kind == "http.disconnect":
-                    raise ClientDisconnected("The client disconnected before the body ended")
-        finally:
-            self._body_state = _READ
+
+    def _take(self, message: Message) -> tuple[bytes, bool]:
+        """Return the body bytes of one message, and whether more may follow.
+
+        The bytes are counted against the limit; a message of another type
+        than these two carries none.
+
+        Raises:
+            ClientDisconnected: The message says the client went away.
+            RequestEntityTooLarge: The bytes received pass the limit.
+        """
+        kind = message["type"]
+        if kind == "http.request":
+            chunk: bytes = message.get("body", b"")
+            if chunk:
+                received = self._received = self._received + len(chunk)
+                # Counted as the bytes arrive: a chunked body has no
+                # Content-Length to check up front.
+                limit = self.max_content_length
+                if limit is not None and received > limit:
+                    raise RequestEntityTooLarge(
+                        f"The body is larger than the limit of {limit} bytes"
+                    )
+            return chunk, message.get("more_body", False)
+        if kind == "http.disconnect":
+            raise ClientDisconnected("The client disconnected before the body ended")
+        return b"", True
 
     async def _decode_form(self) -> FormData:
         if self._form is not None:

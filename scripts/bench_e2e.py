@@ -25,6 +25,7 @@ import re
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -212,34 +213,59 @@ def available(attribute: str) -> bool:
     return getattr(module, attribute, None) is not None
 
 
+def run_once(server: str, template: list[str], attribute: str, args: argparse.Namespace) -> Run:
+    """Serve one application with one server, load it with wrk, and stop the server."""
+    run = Run(server, attribute)
+    port = free_port()
+    fill = {"app": f"{APPS_MODULE}:{attribute}", "host": HOST, "port": str(port)}
+    command = [part.format(**fill) for part in template]
+    url = f"http://{HOST}:{port}/"
+    log = LOGS / f"{server}-{attribute}.log".replace(" ", "-")
+    try:
+        with serving(command, log) as process:
+            wait_ready(url, process)
+            run.requests_per_second, run.p99_ms, run.errors = load(url, args)
+    except (RuntimeError, subprocess.SubprocessError) as exc:
+        run.skipped = f"{str(exc).strip().splitlines()[0]} (see {log})"
+    return run
+
+
 def measure(args: argparse.Namespace) -> list[Run]:
-    """Run every server with every application of its interface."""
+    """Run every server with every application of its interface.
+
+    The applications of a server take turns, ``args.rounds`` times, and each
+    keeps the median of its rounds: a slow phase of a shared machine then
+    falls on every application alike instead of on whichever ran during it.
+    """
     runs = []
     for server, interface, template in SERVERS:
         if args.only and not any(word in server for word in args.only):
             continue
+        rounds: dict[str, list[Run]] = {}
         for label, attribute in APPS[interface]:
-            run = Run(server, label)
-            runs.append(run)
             if not available(attribute):
-                run.skipped = f"{APPS_MODULE}.{attribute} is missing"
+                run = Run(server, label, skipped=f"{APPS_MODULE}.{attribute} is missing")
                 print(f"{server:28} {label:18} skipped: {run.skipped}", flush=True)
+                runs.append(run)
                 continue
-            port = free_port()
-            fill = {"app": f"{APPS_MODULE}:{attribute}", "host": HOST, "port": str(port)}
-            command = [part.format(**fill) for part in template]
-            url = f"http://{HOST}:{port}/"
-            log = LOGS / f"{server}-{attribute}.log".replace(" ", "-")
-            try:
-                with serving(command, log) as process:
-                    wait_ready(url, process)
-                    rps, p99, errors = load(url, args)
-            except (RuntimeError, subprocess.SubprocessError) as exc:
-                run.skipped = f"{str(exc).strip().splitlines()[0]} (see {log})"
-                print(f"{server:28} {label:18} failed: {run.skipped}", flush=True)
-                continue
-            run.requests_per_second, run.p99_ms, run.errors = rps, p99, errors
-            print(f"{server:28} {label:18} {rps:10.0f} req/s  p99 {p99:7.2f} ms", flush=True)
+            rounds[label] = []
+        for _ in range(args.rounds):
+            for label, attribute in APPS[interface]:
+                if label not in rounds:
+                    continue
+                one = run_once(server, template, attribute, args)
+                rounds[label].append(one)
+                if one.skipped is not None:
+                    print(f"{server:28} {label:18} failed: {one.skipped}", flush=True)
+                    continue
+                print(
+                    f"{server:28} {label:18} {one.requests_per_second:10.0f} req/s  "
+                    f"p99 {one.p99_ms:7.2f} ms",
+                    flush=True,
+                )
+        for label, _ in APPS[interface]:
+            if label in rounds:
+                runs.append(median_run(server, label, rounds[label]))
     for run in runs:
         floor = next((r for r in runs if r.server == run.server and r.app == "raw callable"), None)
         if floor and floor.requests_per_second and run.requests_per_second:
@@ -249,11 +275,27 @@ def measure(args: argparse.Namespace) -> list[Run]:
     return runs
 
 
+def median_run(server: str, label: str, rounds: Sequence[Run]) -> Run:
+    """Return the median requests per second and p99 of the rounds that ran."""
+    done = [r for r in rounds if r.requests_per_second is not None and r.p99_ms is not None]
+    if not done:
+        return Run(server, label, skipped=rounds[-1].skipped if rounds else "no round ran")
+    return Run(
+        server,
+        label,
+        requests_per_second=statistics.median(r.requests_per_second or 0.0 for r in done),
+        p99_ms=statistics.median(r.p99_ms or 0.0 for r in done),
+        errors=sum(r.errors for r in done),
+        skipped=None if len(done) == len(rounds) else f"{len(rounds) - len(done)} rounds failed",
+    )
+
+
 def markdown(runs: Sequence[Run], settings: dict[str, object]) -> str:
     """Render the runs as a Markdown table with the settings above it."""
     lines = [
         f"wrk, {settings['threads']} threads, {settings['connections']} connections, "
-        f"{settings['duration']} s per run, `GET /` answered with `Hello, World!`; "
+        f"{settings['duration']} s per run, the median of {settings['rounds']} rounds taken "
+        "in turns by the applications of a server, `GET /` answered with `Hello, World!`; "
         f"{settings['pinning']}. Ratios are to the raw callable on the same server: "
         "throughput as a share of its requests per second, p99 as a multiple of its p99.",
         "",
@@ -268,7 +310,8 @@ def markdown(runs: Sequence[Run], settings: dict[str, object]) -> str:
         p99_ratio = "" if run.p99_ratio is None else f"{run.p99_ratio:.2f}"
         lines.append(
             f"| {run.server} | {run.app} | {run.requests_per_second:,.0f} | {share} "
-            f"| {run.p99_ms:.2f} ms | {p99_ratio} | {run.errors} |"
+            f"| {run.p99_ms:.2f} ms | {p99_ratio} | {run.errors}"
+            f"{'' if run.skipped is None else '; ' + run.skipped} |"
         )
     return "\n".join(lines) + "\n"
 
@@ -282,6 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=50, help="wrk connections")
     parser.add_argument("--wrk", default=shutil.which("wrk") or "/usr/bin/wrk")
     parser.add_argument("--only", nargs="*", help="run only servers whose name has one of these")
+    parser.add_argument("--rounds", type=int, default=3, help="runs per application, in turns")
     args = parser.parse_args(argv)
     if not Path(args.wrk).is_file():
         print(
@@ -292,6 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pinned = pinning("server")
     settings: dict[str, object] = {
         "duration": args.duration,
+        "rounds": args.rounds,
         "threads": args.threads,
         "connections": args.connections,
         "pinning": "server on core 0, wrk on core 1" if pinned else "no core pinning",

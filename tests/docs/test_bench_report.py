@@ -8,9 +8,7 @@ file and check what it makes of it.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -18,22 +16,13 @@ from typing import Any
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_report.py"
+from tests.docs.scripts import loaded
 
 
 @pytest.fixture(scope="module")
 def report() -> Iterator[ModuleType]:
-    spec = importlib.util.spec_from_file_location("bench_report", SCRIPT)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    # Its dataclasses look their module up while the script is executed.
-    sys.modules["bench_report"] = module
-    try:
-        spec.loader.exec_module(module)
+    with loaded("bench_report") as module:
         yield module
-    finally:
-        del sys.modules["bench_report"]
 
 
 def bench(group: str, implementation: str, median: float, **extra: Any) -> dict[str, Any]:

@@ -110,12 +110,6 @@ class ASGIRequest(BodyRequest):
     _running_loop = staticmethod(asyncio._get_running_loop)
 
     # The constructor values of the core request, read on first access.
-    query_string = TransportValue["ASGIRequest", bytes](
-        lambda request: request.scope.get("query_string", b"")
-    )
-    headers = TransportValue["ASGIRequest", Headers](
-        lambda request: Headers(request.scope["headers"])
-    )
     remote_addr = TransportValue["ASGIRequest", "str | None"](_remote_addr)
     #: Set by the constructor when the scope has a root path.
     root_path = ""
@@ -147,10 +141,10 @@ class ASGIRequest(BodyRequest):
         state: dict[str, Any] | None = None,
         trusted_hosts: Collection[str] | None = None,
     ) -> None:
-        # PERF: only what every request needs (routing reads the method, the
-        # path and the scheme) is read here, without calling the base constructor; the
-        # other constructor values are read from the scope on first access
-        # (TransportValue), normalised as Request.__init__ would.
+        # PERF: what nearly every request reads (routing: the method, the path
+        # and the scheme; views: the query and the headers) is read here, as
+        # Request.__init__ would, without calling it; the other constructor
+        # values are read from the scope on first access (TransportValue).
         self.scope = scope
         method = scope.get("method", "GET")
         self.method = method if method.isupper() else method.upper()
@@ -160,6 +154,8 @@ class ASGIRequest(BodyRequest):
             path, self.root_path = split_path(path, root_path)
         self.path = path if path[:1] == "/" else "/" + path
         self.scheme = scope.get("scheme") or ("ws" if scope["type"] == "websocket" else "http")
+        self.query_string = scope.get("query_string", b"")
+        self.headers = Headers(scope["headers"])
         if trusted_hosts is not None:
             self.trusted_hosts = trusted_hosts
         # PERF: what is usually left at its default stays a class attribute.

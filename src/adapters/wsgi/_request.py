@@ -24,7 +24,6 @@ from typing_extensions import Self
 from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
 from sansio_http._formdata import FormData, FormLimits, SpoolFile
 from sansio_http._forms import FormDecoder
-from sansio_http._headers import Headers
 from sansio_http._request import TransportValue
 from sansio_http._request import _normalize_root_path as normalize_root_path
 
@@ -85,12 +84,6 @@ class WSGIRequest(BodyRequest):
     _running_loop = staticmethod(asyncio._get_running_loop)
 
     # The constructor values of the core request, read on first access.
-    query_string = TransportValue["WSGIRequest", bytes](
-        lambda request: query_bytes(request.environ.get("QUERY_STRING") or "")
-    )
-    headers = TransportValue["WSGIRequest", Headers](
-        lambda request: EnvironHeaders(request.environ)
-    )
     remote_addr = TransportValue["WSGIRequest", "str | None"](
         lambda request: request.environ.get("REMOTE_ADDR") or None
     )
@@ -120,10 +113,10 @@ class WSGIRequest(BodyRequest):
         spool: Callable[[], SpoolFile] | None = None,
         trusted_hosts: Collection[str] | None = None,
     ) -> None:
-        # PERF: only what every request needs (routing reads the method, the
-        # path and the scheme) is read here, without calling the base constructor; the
-        # other constructor values are read from the environ on first access
-        # (TransportValue), normalised as Request.__init__ would.
+        # PERF: what nearly every request reads (routing: the method, the path
+        # and the scheme; views: the query and the headers) is read here, as
+        # Request.__init__ would, without calling it; the other constructor
+        # values are read from the environ on first access (TransportValue).
         self.environ = environ
         method = environ.get("REQUEST_METHOD") or "GET"
         self.method = method if method.isupper() else method.upper()
@@ -132,6 +125,8 @@ class WSGIRequest(BodyRequest):
             path = decode_path(path)
         self.path = path if path[:1] == "/" else "/" + path
         self.scheme = environ.get("wsgi.url_scheme") or "http"
+        self.query_string = query_bytes(environ.get("QUERY_STRING") or "")
+        self.headers = EnvironHeaders(environ)
         if trusted_hosts is not None:
             self.trusted_hosts = trusted_hosts
         if max_content_length is not None:

@@ -18,15 +18,23 @@ the rest, so it performs no I/O itself.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-from typing import Any, Final
+from collections.abc import AsyncIterator, Iterator, Mapping
+from typing import Any, Final, TypeVar
 
 from sansio_http._formdata import FormData, UploadedFile
 from sansio_http._json import decode_json
 from sansio_http._multidict import ImmutableMultiDict
 from sansio_http._request import Request
 
-__all__ = ["ALREADY_STREAMED", "EMPTY_FORM", "BodyRequest", "blocking_read_error"]
+__all__ = [
+    "ALREADY_STREAMED",
+    "EMPTY_FORM",
+    "BodyRequest",
+    "blocking_read_error",
+    "with_settings",
+]
+
+B = TypeVar("B", bound="BodyRequest")
 
 #: The form of a body that is neither urlencoded nor multipart.
 EMPTY_FORM: Final = FormData(ImmutableMultiDict(), ImmutableMultiDict())
@@ -292,3 +300,24 @@ class BodyRequest(Request):
     async def _decode_form(self) -> FormData:
         """Decode the form body; the same object on every call."""
         raise NotImplementedError
+
+
+def with_settings(request_class: type[B], settings: Mapping[str, object]) -> type[B]:
+    """Return a subclass of ``request_class`` with ``settings`` as class attributes.
+
+    An adapter's application makes it once, so that its settings (limits,
+    spool, trusted hosts) are not keyword arguments of every request's
+    constructor (PERF). Settings that are None are left to the class.
+
+    Args:
+        request_class: The request class the application builds.
+        settings: Class attribute values by name.
+
+    Returns:
+        The subclass, named as ``request_class``; ``request_class`` itself
+        when every setting is None.
+    """
+    chosen = {name: value for name, value in settings.items() if value is not None}
+    if not chosen:
+        return request_class
+    return type(request_class.__name__, (request_class,), chosen)

@@ -22,6 +22,7 @@ import logging
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any
 
+from sansio_http._body import with_settings
 from sansio_http._errors import HTTPError, InternalServerError
 from sansio_http._formdata import FormLimits, SpoolFactory
 from sansio_http._head import DEFAULT_HEAD_LIMITS, HeadLimits
@@ -304,19 +305,15 @@ def asgi_app(
                 "is not a coroutine function: write it with async def, or use an App with "
                 "to_asgi(app), which runs plain views in a thread pool"
             )
-    # PERF: the settings become class attributes of a request class made
-    # once, rather than keyword arguments of every request's constructor.
-    settings: dict[str, Any] = {}
-    if max_content_length is not None:
-        settings["max_content_length"] = max_content_length
-    if form_limits is not None:
-        settings["form_limits"] = form_limits
-    if spool is not None:
-        settings["spool"] = staticmethod(spool)
-    if trusted_hosts is not None:
-        settings["trusted_hosts"] = trusted_hosts
-    if settings:
-        request_class = type(request_class.__name__, (request_class,), settings)
+    request_class = with_settings(
+        request_class,
+        {
+            "max_content_length": max_content_length,
+            "form_limits": form_limits,
+            "spool": None if spool is None else staticmethod(spool),
+            "trusted_hosts": trusted_hosts,
+        },
+    )
     return _HandlerApp(
         handler,
         websocket,

@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
+from sansio_http._body import with_settings
 from sansio_http._errors import HTTPError, InternalServerError
 from sansio_http._formdata import FormLimits, SpoolFile
 from sansio_http._head import DEFAULT_HEAD_LIMITS, HeadLimits
@@ -144,19 +145,15 @@ def wsgi_app(
             f"{getattr(handler, '__qualname__', handler)!r} is async: write it with def, use "
             "sansio_http.asgi.asgi_app for an async handler, or an App with to_wsgi(app)"
         )
-    # PERF: the settings become class attributes of a request class made
-    # once, rather than keyword arguments of every request's constructor.
-    settings: dict[str, Any] = {}
-    if max_content_length is not None:
-        settings["max_content_length"] = max_content_length
-    if form_limits is not None:
-        settings["form_limits"] = form_limits
-    if spool is not None:
-        settings["_spool_factory"] = staticmethod(spool)
-    if trusted_hosts is not None:
-        settings["trusted_hosts"] = trusted_hosts
-    if settings:
-        request_class = type(request_class.__name__, (request_class,), settings)
+    request_class = with_settings(
+        request_class,
+        {
+            "max_content_length": max_content_length,
+            "form_limits": form_limits,
+            "_spool_factory": None if spool is None else staticmethod(spool),
+            "trusted_hosts": trusted_hosts,
+        },
+    )
     limits = DEFAULT_HEAD_LIMITS if head_limits is None else head_limits
 
     def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:

@@ -66,13 +66,16 @@ test: lint typecheck pytest test-compiled docs
 # same test suite run against it. SANSIO_HTTP_COMPILED tells tests/test_build.py which
 # build to expect.
 VENV_C := .venv-compiled
-$(VENV_C)/.installed: pyproject.toml setup.py $(wildcard src/sansio_http/*.py)
+$(VENV_C)/.deps: pyproject.toml
 	rm -rf $(VENV_C)
 	$(PYTHON) -m venv $(VENV_C)
 	$(VENV_C)/bin/python -m pip install --quiet --upgrade pip 'setuptools>=77'
-	# First the dependencies (mypy among the test ones: mypyc type-checks what it
-	# compiles, against them), then the package again, compiled.
+	# The dependencies, mypy among the test ones: mypyc type-checks what it compiles
+	# against them. This installs the package too, pure Python, until the next step.
 	$(VENV_C)/bin/python -m pip install --quiet '.[test,docs,server,bench]'
+	touch $@
+
+$(VENV_C)/.installed: $(VENV_C)/.deps setup.py $(shell find src -name "*.py")
 	SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python -m pip install --quiet --no-build-isolation \
 		--no-deps --force-reinstall .
 	touch $@

@@ -3,10 +3,10 @@
 :func:`to_asgi` mounts an :class:`~sansio_http.App`; :func:`asgi_app` turns
 ``async def handler(request) -> Response`` (plus an optional websocket
 handler and lifespan hooks) into an application that
-uvicorn, hypercorn or the development server can run. The serving functions
-below it, :func:`serve_http` and :func:`serve_websocket`, hold the rules
-every ASGI application of this package follows: who answers an error, when
-a disconnect is silent, what an exception after the response head means.
+uvicorn, hypercorn or the development server can run. The application class
+and :func:`serve_websocket` hold the rules every ASGI application of this
+package follows: who answers an error, when a disconnect is silent, what an
+exception after the response head means.
 A test client that offers the scope extension :data:`RAISE_EXCEPTIONS` gets
 the exception raised instead of a 500.
 """
@@ -42,7 +42,6 @@ __all__ = [
     "Handler",
     "WebSocketHandler",
     "asgi_app",
-    "serve_http",
     "serve_websocket",
     "to_asgi",
 ]
@@ -59,104 +58,6 @@ WebSocketHandler = Callable[[WebSocket], Awaitable[None]]
 def _raises(scope: Scope) -> bool:
     """Return whether the server asked for exceptions rather than 500s."""
     return RAISE_EXCEPTIONS in (scope.get("extensions") or ())
-
-
-async def serve_http(
-    scope: Scope,
-    receive: Receive,
-    send: Send,
-    handler: Handler,
-    *,
-    head_limits: HeadLimits = DEFAULT_HEAD_LIMITS,
-    request_class: type[ASGIRequest] = ASGIRequest,
-    **request_args: Any,
-) -> None:
-    """Answer one HTTP request: build the request, call ``handler``, send.
-
-    - An :class:`~sansio_http.HTTPError` from the handler (or from reading
-      the body) is answered with its response.
-    - Any other exception before the response head is logged and answered
-      with a 500; after the head it propagates, so that the server closes
-      the connection (the head already promised a complete body).
-    - When the client has gone, nothing is sent and nothing propagates: a
-      disconnect is never a 500 or an error for the server to log.
-    - When the scope offers the extension :data:`RAISE_EXCEPTIONS`, an
-      exception that would be a 500 propagates instead (for test clients).
-
-    Args:
-        scope: The ``http`` scope.
-        receive: The server's ``receive``.
-        send: The server's ``send``.
-        handler: Makes the response.
-        head_limits: The limits of the request head; a head past them, or
-            one the core's checks refuse, is answered without ``handler``.
-        request_class: The request class to build, an :class:`ASGIRequest`
-            subclass.
-        **request_args: Keyword arguments for the request class.
-    """
-    await _serve(scope, send, handler, head_limits, request_class(scope, receive, **request_args))
-
-
-async def _serve(
-    scope: Scope, send: Send, handler: Handler, head_limits: HeadLimits, request: ASGIRequest
-) -> None:
-    """Answer ``request`` as :func:`serve_http` says, once it is built."""
-    head = request.method == "HEAD"
-    try:
-        try:
-            response = check_scope(scope, head_limits, request) or await handler(request)
-        except HTTPError as exc:
-            if request._receiver.disconnected:
-                return
-            response = exc.to_response(request)
-        except Exception:
-            if request._receiver.disconnected:
-                logger.info("error after the client disconnected", exc_info=True)
-                return
-            if _raises(scope):
-                raise
-            logger.exception("error in the request handler")
-            response = InternalServerError().to_response(request)
-        body = response.body
-        if body.__class__ is bytes:
-            # PERF: the usual body, in memory, sent as ResponseSender would send it
-            # without making one: the head counts as sent from the first send(), so an
-            # error now propagates (the server closes the connection), and an OSError
-            # means the client is gone (ASGI 2.4), which is not an error.
-            try:
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": response.status,
-                        "headers": response.raw_headers(),
-                    }
-                )
-                await send(
-                    {
-                        "type": "http.response.body",
-                        "body": b"" if head else body,
-                        "more_body": False,
-                    }
-                )
-            except OSError:
-                return
-            return
-        sender = ResponseSender(send, request._receiver, scope.get("extensions"))
-        try:
-            await sender.send(response, head=head)
-        except Exception:
-            if sender.disconnected:
-                return
-            if sender.started or _raises(scope):
-                # NOTE: the head promised a body that cannot be finished; the
-                # server must close the connection (ASGI spec, "Response").
-                raise
-            logger.exception("error before the response head was sent")
-            with contextlib.suppress(OSError):
-                await sender.send(InternalServerError().to_response(request), head=head)
-    finally:
-        if request.has_resources:
-            await request.close()
 
 
 async def serve_websocket(
@@ -210,7 +111,24 @@ async def _refuse(websocket: WebSocket, error: HTTPError) -> None:
 
 
 class _HandlerApp:
-    """An ASGI 3 application around a request handler (see `asgi_app`)."""
+    """An ASGI 3 application around a request handler (see `asgi_app`).
+
+    It answers each HTTP request by the rules every ASGI application of this
+    package follows:
+
+    - An :class:`~sansio_http.HTTPError` from the handler (or from reading
+      the body) is answered with its response.
+    - Any other exception before the response head is logged and answered
+      with a 500; after the head it propagates, so that the server closes
+      the connection (the head already promised a complete body).
+    - When the client has gone, nothing is sent and nothing propagates: a
+      disconnect is never a 500 or an error for the server to log.
+    - When the scope offers the extension :data:`RAISE_EXCEPTIONS`, an
+      exception that would be a 500 propagates instead (for test clients).
+
+    A head past ``head_limits``, or one the core's checks refuse, is
+    answered without the handler.
+    """
 
     __slots__ = ("_lifespan", "handler", "head_limits", "request_class", "websocket")
 
@@ -230,17 +148,77 @@ class _HandlerApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
+        if kind != "http":
+            await self._other(kind, scope, receive, send)
+            return
+        # PERF: the HTTP request served here, not in a coroutine of its own.
         state = self._lifespan.state
-        if kind == "http":
-            # PERF: serve_http's work without its keyword arguments.
-            request = (
-                self.request_class(scope, receive)
-                if state is None
-                else self.request_class(scope, receive, state=state)
-            )
-            await _serve(scope, send, self.handler, self.head_limits, request)
-        elif kind == "websocket":
-            await serve_websocket(scope, receive, send, self.websocket, state=state)
+        request = (
+            self.request_class(scope, receive)
+            if state is None
+            else self.request_class(scope, receive, state=state)
+        )
+        head = request.method == "HEAD"
+        try:
+            try:
+                checked = check_scope(scope, self.head_limits, request)
+                response = checked or await self.handler(request)
+            except HTTPError as exc:
+                if request._receiver.disconnected:
+                    return
+                response = exc.to_response(request)
+            except Exception:
+                if request._receiver.disconnected:
+                    logger.info("error after the client disconnected", exc_info=True)
+                    return
+                if _raises(scope):
+                    raise
+                logger.exception("error in the request handler")
+                response = InternalServerError().to_response(request)
+            body = response.body
+            if body.__class__ is bytes:
+                # PERF: the usual body, in memory, sent as ResponseSender would send it
+                # without making one: the head counts as sent from the first send(), so an
+                # error now propagates (the server closes the connection), and an OSError
+                # means the client is gone (ASGI 2.4), which is not an error.
+                try:
+                    await send(
+                        {
+                            "type": "http.response.start",
+                            "status": response.status,
+                            "headers": response.raw_headers(),
+                        }
+                    )
+                    await send(
+                        {
+                            "type": "http.response.body",
+                            "body": b"" if head else body,
+                            "more_body": False,
+                        }
+                    )
+                except OSError:
+                    return
+                return
+            sender = ResponseSender(send, request._receiver, scope.get("extensions"))
+            try:
+                await sender.send(response, head=head)
+            except Exception:
+                if sender.disconnected:
+                    return
+                if sender.started or _raises(scope):
+                    # NOTE: the head promised a body that cannot be finished; the
+                    # server must close the connection (ASGI spec, "Response").
+                    raise
+                logger.exception("error before the response head was sent")
+                with contextlib.suppress(OSError):
+                    await sender.send(InternalServerError().to_response(request), head=head)
+        finally:
+            if request.has_resources:
+                await request.close()
+
+    async def _other(self, kind: str, scope: Scope, receive: Receive, send: Send) -> None:
+        if kind == "websocket":
+            await serve_websocket(scope, receive, send, self.websocket, state=self._lifespan.state)
         elif kind == "lifespan":
             await self._lifespan(scope, receive, send)
         else:
@@ -283,7 +261,8 @@ def asgi_app(
         form_limits: The limits of ``request.form()``.
         spool: Makes the file each upload is written to.
         trusted_hosts: The host names requests accept, or None for any.
-        head_limits: The limits of the request head (:func:`serve_http`);
+        head_limits: The limits of the request head; a head past them, or
+            one the core's checks refuse, is answered without ``handler``;
             the development server's by default.
         request_class: The request class to build, an :class:`ASGIRequest`
             subclass.

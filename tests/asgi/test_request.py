@@ -6,7 +6,7 @@ import io
 import itertools
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +19,7 @@ from sansio_http._formdata import FormLimits
 from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
 from sansio_http.asgi import _request as asgi_request
-from sansio_http.asgi._request import DEFAULT_SPOOL_MEMORY, FORM_BATCH_SIZE, _batches
+from sansio_http.asgi._request import DEFAULT_SPOOL_MEMORY, FORM_BATCH_SIZE
 from sansio_http.asgi._types import Message
 from tests.asgi.checker import http_scope, request, run
 
@@ -460,11 +460,8 @@ def test_a_limit_hit_while_a_batch_is_decoded_discards_the_files() -> None:
 
 
 async def _collect_batches(pieces: list[bytes]) -> list[bytes]:
-    async def source() -> AsyncIterator[bytes]:
-        for piece in pieces:
-            yield piece
-
-    return [batch async for batch in _batches(source())]
+    request, _ = make(chunks(*pieces) or chunks(b""), headers=[MULTIPART])
+    return [batch async for batch in request._form_batches()]
 
 
 @settings(max_examples=200)
@@ -496,6 +493,40 @@ def test_batches_keep_every_byte_and_stay_within_their_bounds(
             # Only the last batch may stop short of both bounds.
             assert sum(held) >= limit or len(held) == most
         start = end
+
+
+@pytest.mark.parametrize("size", [0, 10, 3 * FORM_BATCH_SIZE])
+def test_a_form_after_body_decodes_the_kept_body(size: int) -> None:
+    body = multipart(("title", None, b"hi"), ("upload", "a.bin", b"k" * size))
+
+    async def main() -> tuple[bytes, str, bytes]:
+        request, _ = make(chunks(*_cut(body, 64 * 1024)), headers=[MULTIPART], spool=io.BytesIO)
+        kept = await request.body()
+        form = await request.form()
+        data = (await request.files())["upload"].read()
+        await request.close()
+        return kept, form["title"], data
+
+    assert run(main()) == (body, "hi", b"k" * size)
+
+
+def test_an_empty_kept_body_is_an_empty_form() -> None:
+    async def main() -> int:
+        request, _ = make(chunks(b""), headers=[FORM])
+        assert await request.body() == b""
+        return len(await request.form())
+
+    assert run(main()) == 0
+
+
+def test_a_form_after_the_body_was_streamed_is_an_error() -> None:
+    async def main() -> None:
+        request, _ = make(chunks(b"a=1"), headers=[FORM])
+        assert [chunk async for chunk in request.stream()] == [b"a=1"]
+        with pytest.raises(RuntimeError, match="already streamed"):
+            await request.form()
+
+    run(main())
 
 
 def _body_of_length(length: int, field: str = "upload", filename: str | None = "a.bin") -> bytes:

@@ -341,7 +341,7 @@ class ASGIRequest(BodyRequest):
         writer: SpoolWriter | None = None
         fed = 0
         try:
-            async for batch in _batches(self.stream()):
+            async for batch in self._form_batches():
                 events = decoder.feed(batch)
                 fed += len(batch)
                 if writer is None and fed <= DEFAULT_SPOOL_MEMORY:
@@ -363,6 +363,47 @@ class ASGIRequest(BodyRequest):
             raise
         self._form = collector.result()
         return self._form
+
+    async def _form_batches(self) -> AsyncIterator[bytes]:
+        """Return the body in batches of about ``FORM_BATCH_SIZE``, as it arrives.
+
+        A batch is the chunks of successive messages joined, up to the first
+        that brings it to ``FORM_BATCH_SIZE`` bytes or ``FORM_BATCH_PIECES``
+        chunks: less than ``FORM_BATCH_SIZE`` plus one chunk, and a body of
+        tiny chunks is never held as many small objects. The last batch may
+        be shorter. A body kept by :meth:`body` is one batch.
+        """
+        if self._body is not None:
+            if self._body:
+                yield self._body
+            return
+        if self._body_state != _UNREAD:
+            raise RuntimeError(ALREADY_STREAMED)
+        # PERF: the messages are read here, as _chunks reads them, rather than
+        # through stream(): one async generator per form instead of two.
+        self._body_state = _STREAMING
+        try:
+            self._check_declared_length()
+            receive = self._receiver.receive
+            pieces: list[bytes] = []
+            size = 0
+            more = True
+            while more:
+                chunk, more = self._take(await receive())
+                if chunk:
+                    pieces.append(chunk)
+                    size += len(chunk)
+                if pieces and (
+                    not more or size >= FORM_BATCH_SIZE or len(pieces) >= FORM_BATCH_PIECES
+                ):
+                    # PERF: join returns a lone bytes chunk itself, without a
+                    # copy. The pieces are let go before the batch is decoded.
+                    batch = b"".join(pieces)
+                    pieces = []
+                    size = 0
+                    yield batch
+        finally:
+            self._body_state = _READ
 
     async def is_disconnected(self) -> bool:
         """Return whether the client is known to have gone, without waiting.
@@ -485,30 +526,6 @@ class _Handoff(Generic[T]):
         if self._task is None:
             raise RuntimeError("the event loop could not run the read") from self._error
         return self._task.result()
-
-
-async def _batches(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
-    """Join the chunks of a body into batches of about ``FORM_BATCH_SIZE``.
-
-    A batch ends at the first chunk that brings it to ``FORM_BATCH_SIZE``
-    bytes or to ``FORM_BATCH_PIECES`` chunks, so it holds less than
-    ``FORM_BATCH_SIZE`` plus one chunk, and a body of tiny chunks is never
-    held as many small objects. The last batch may be shorter.
-    """
-    pieces: list[bytes] = []
-    size = 0
-    async for chunk in chunks:
-        pieces.append(chunk)
-        size += len(chunk)
-        if size >= FORM_BATCH_SIZE or len(pieces) >= FORM_BATCH_PIECES:
-            # PERF: join returns a lone bytes chunk itself, without a copy.
-            # The pieces are let go before the batch is decoded.
-            batch = b"".join(pieces)
-            pieces = []
-            size = 0
-            yield batch
-    if pieces:
-        yield b"".join(pieces)
 
 
 async def _next_chunk(chunks: AsyncIterator[bytes]) -> bytes | None:

@@ -1,19 +1,25 @@
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import io
+import itertools
 import tempfile
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sansio_http._errors import BadRequest, ClientDisconnected, RequestEntityTooLarge
 from sansio_http._formdata import FormLimits
 from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
-from sansio_http.asgi._request import DEFAULT_SPOOL_MEMORY
+from sansio_http.asgi import _request as asgi_request
+from sansio_http.asgi._request import DEFAULT_SPOOL_MEMORY, FORM_BATCH_SIZE
 from sansio_http.asgi._types import Message
 from tests.asgi.checker import http_scope, request, run
 
@@ -448,6 +454,312 @@ def test_a_limit_hit_while_a_batch_is_decoded_discards_the_files() -> None:
     run(main())
     assert made
     assert all(file.closed for file in made)
+
+
+# -- batches: the chunks of a form body are decoded in batches ---------------------
+
+
+async def _collect_batches(pieces: list[bytes]) -> list[bytes]:
+    request, _ = make(chunks(*pieces) or chunks(b""), headers=[MULTIPART])
+    return [batch async for batch in request._form_batches()]
+
+
+@settings(max_examples=200)
+@given(
+    sizes=st.lists(st.integers(min_value=1, max_value=40), max_size=60),
+    limit=st.integers(min_value=1, max_value=100),
+    most=st.integers(min_value=1, max_value=6),
+)
+def test_batches_keep_every_byte_and_stay_within_their_bounds(
+    sizes: list[int], limit: int, most: int
+) -> None:
+    pieces = [bytes([index % 256]) * size for index, size in enumerate(sizes)]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(asgi_request, "FORM_BATCH_SIZE", limit)
+        patch.setattr(asgi_request, "FORM_BATCH_PIECES", most)
+        batches = asyncio.run(_collect_batches(pieces))
+    assert b"".join(batches) == b"".join(pieces)
+    # Each batch is whole consecutive chunks: find which chunks it holds.
+    ends = list(itertools.accumulate(sizes))
+    start = 0
+    for number, batch in enumerate(batches):
+        end = start + len(batch)
+        assert end in ends
+        held = sizes[ends.index(start) + 1 if start else 0 : ends.index(end) + 1]
+        assert len(held) <= most
+        # Under the size bound until its last chunk, which may cross it.
+        assert sum(held[:-1]) < limit
+        if number < len(batches) - 1:
+            # Only the last batch may stop short of both bounds.
+            assert sum(held) >= limit or len(held) == most
+        start = end
+
+
+@pytest.mark.parametrize("size", [0, 10, 3 * FORM_BATCH_SIZE])
+def test_a_form_after_body_decodes_the_kept_body(size: int) -> None:
+    body = multipart(("title", None, b"hi"), ("upload", "a.bin", b"k" * size))
+
+    async def main() -> tuple[bytes, str, bytes]:
+        request, _ = make(chunks(*_cut(body, 64 * 1024)), headers=[MULTIPART], spool=io.BytesIO)
+        kept = await request.body()
+        form = await request.form()
+        data = (await request.files())["upload"].read()
+        await request.close()
+        return kept, form["title"], data
+
+    assert run(main()) == (body, "hi", b"k" * size)
+
+
+def test_an_empty_kept_body_is_an_empty_form() -> None:
+    async def main() -> int:
+        request, _ = make(chunks(b""), headers=[FORM])
+        assert await request.body() == b""
+        return len(await request.form())
+
+    assert run(main()) == 0
+
+
+def test_a_form_after_the_body_was_streamed_is_an_error() -> None:
+    async def main() -> None:
+        request, _ = make(chunks(b"a=1"), headers=[FORM])
+        assert [chunk async for chunk in request.stream()] == [b"a=1"]
+        with pytest.raises(RuntimeError, match="already streamed"):
+            await request.form()
+
+    run(main())
+
+
+def _body_of_length(length: int, field: str = "upload", filename: str | None = "a.bin") -> bytes:
+    overhead = len(multipart((field, filename, b"")))
+    body = multipart((field, filename, b"x" * (length - overhead)))
+    assert len(body) == length
+    return body
+
+
+def _cut(body: bytes, step: int) -> list[bytes]:
+    return [body[i : i + step] for i in range(0, len(body), step)]
+
+
+# Sizes around which the batches fall differently: bodies of a few KiB cut into single
+# bytes, and of several batches cut as uvicorn does and into batch-sized messages.
+LIMIT_CASES = [
+    (10_000, 1),
+    (10_000, 999),
+    (3 * FORM_BATCH_SIZE + 7, 64 * 1024),
+    (3 * FORM_BATCH_SIZE + 7, FORM_BATCH_SIZE),
+    (3 * FORM_BATCH_SIZE + 7, FORM_BATCH_SIZE + 1),
+]
+
+
+@pytest.mark.parametrize(("limit", "step"), LIMIT_CASES)
+@pytest.mark.parametrize("over", [0, 1])
+def test_max_content_length_trips_at_the_same_byte_whatever_the_chunks(
+    limit: int, step: int, over: int
+) -> None:
+    body = _body_of_length(limit + over)
+
+    async def main() -> int:
+        request, _ = make(
+            chunks(*_cut(body, step)),
+            headers=[MULTIPART],
+            form_limits=FormLimits(max_content_length=limit, max_form_parts=None),
+            spool=io.BytesIO,
+        )
+        try:
+            return (await request.files())["upload"].size
+        finally:
+            await request.close()
+
+    if over:
+        with pytest.raises(RequestEntityTooLarge, match="max_content_length"):
+            run(main())
+    else:
+        assert run(main()) == limit - len(multipart(("upload", "a.bin", b"")))
+
+
+@pytest.mark.parametrize(("limit", "step"), LIMIT_CASES[:2])
+@pytest.mark.parametrize("over", [0, 1])
+def test_max_form_memory_size_trips_at_the_same_byte_whatever_the_chunks(
+    limit: int, step: int, over: int
+) -> None:
+    value = b"v" * (limit - len("note") + over)
+    body = multipart(("note", None, value))
+
+    async def main() -> int:
+        request, _ = make(
+            chunks(*_cut(body, step)),
+            headers=[MULTIPART],
+            form_limits=FormLimits(max_form_memory_size=limit),
+        )
+        return len((await request.form())["note"])
+
+    if over:
+        with pytest.raises(RequestEntityTooLarge, match="max_form_memory_size"):
+            run(main())
+    else:
+        assert run(main()) == len(value)
+
+
+@pytest.mark.parametrize("step", [1, FORM_BATCH_SIZE])
+def test_an_upload_over_the_limit_is_a_413_whatever_the_chunks(step: int) -> None:
+    limit = 4000 if step == 1 else 3 * FORM_BATCH_SIZE
+    body = _body_of_length(limit + 1)
+
+    async def handler(req: ASGIRequest) -> Response:
+        return Response(str((await req.files())["upload"].size))
+
+    app = asgi_app(handler, form_limits=FormLimits(max_content_length=limit))
+    result = run(request(app, "POST", body=_cut(body, step), headers=[MULTIPART]))
+    assert result.status == 413
+    assert b"max_content_length" in result.body
+
+
+class GatedSpool(io.BytesIO):
+    """Past the memory threshold, writes wait until ``release`` is set.
+
+    ``written`` counts the bytes whose write returned, across all files.
+    """
+
+    def __init__(self, gate: Gate) -> None:
+        super().__init__()
+        self.gate = gate
+
+    def write(self, data: Any, /) -> int:
+        if self.tell() + len(data) > DEFAULT_SPOOL_MEMORY:
+            self.gate.blocked.set()
+            if not self.gate.release.wait(5):
+                raise TimeoutError("the test never released the write")
+        written = super().write(data)
+        self.gate.written += written
+        return written
+
+
+@dataclass
+class Gate:
+    release: threading.Event = field(default_factory=threading.Event)
+    blocked: threading.Event = field(default_factory=threading.Event)
+    written: int = 0
+
+
+async def _settle(receive: Canned) -> int:
+    """Let the request read all it will; return how many messages it took."""
+    calls = -1
+    while calls != receive.calls:
+        calls = receive.calls
+        for _ in range(200):
+            await asyncio.sleep(0)
+    return calls
+
+
+def test_a_slow_disk_holds_the_body_at_two_batches() -> None:
+    step = 64 * 1024
+    size = 8 * FORM_BATCH_SIZE
+    body = multipart(("upload", "big.bin", b"s" * size))
+    parts = _cut(body, step)
+    gate = Gate()
+
+    async def main() -> tuple[int, int]:
+        request, receive = make(chunks(*parts), headers=[MULTIPART], spool=lambda: GatedSpool(gate))
+        reading = asyncio.ensure_future(request.files())
+        while not gate.blocked.is_set():
+            await asyncio.sleep(0.001)
+        calls = await _settle(receive)
+        # What was received and not yet written is all the request holds.
+        held = sum(len(part) for part in parts[:calls]) - gate.written
+        gate.release.set()
+        upload = (await reading)["upload"]
+        await request.close()
+        return held, upload.size
+
+    held, uploaded = run(main())
+    assert uploaded == size
+    # The batch being written and the one waiting for it; no third is read.
+    assert FORM_BATCH_SIZE < held <= 2 * (FORM_BATCH_SIZE + step)
+
+
+def test_the_writer_gives_its_thread_back_while_the_client_is_slow() -> None:
+    body = multipart(("upload", "big.bin", b"w" * (4 * FORM_BATCH_SIZE)))
+    parts = _cut(body, 64 * 1024)
+    # The client sends 3 MiB, then goes quiet: the last message says more is coming.
+    messages = [{"type": "http.request", "body": part, "more_body": True} for part in parts[:48]]
+    made: list[io.BytesIO] = []
+
+    def spool() -> io.BytesIO:
+        made.append(io.BytesIO())
+        return made[-1]
+
+    async def main() -> int:
+        loop = asyncio.get_running_loop()
+        # One thread: a worker that kept it while waiting for the body would
+        # leave nothing for anybody else.
+        loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(1))
+        request, receive = make(messages, headers=[MULTIPART], spool=spool)
+        reading = asyncio.ensure_future(request.files())
+        while receive.calls <= len(messages):
+            await asyncio.sleep(0.001)
+        answer = await loop.run_in_executor(None, int, "42")
+        reading.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await reading
+        return answer
+
+    assert run(main()) == 42
+    # What was written before the client went quiet went through the worker.
+    assert made[0].closed
+
+
+def test_a_spool_error_off_the_loop_fails_the_form_and_discards_the_files() -> None:
+    made: list[io.BytesIO] = []
+
+    class FullDisk(io.BytesIO):
+        def write(self, data: Any, /) -> int:
+            if self.tell() + len(data) > DEFAULT_SPOOL_MEMORY:
+                raise OSError(28, "No space left on device")
+            return super().write(data)
+
+    def spool() -> io.BytesIO:
+        made.append(FullDisk())
+        return made[-1]
+
+    body = multipart(("upload", "big.bin", b"f" * (4 * FORM_BATCH_SIZE)))
+
+    async def main() -> None:
+        request, _ = make(chunks(*_cut(body, 64 * 1024)), headers=[MULTIPART], spool=spool)
+        with pytest.raises(OSError, match="No space left"):
+            await request.form()
+
+    run(main())
+    assert len(made) == 1
+    assert made[0].closed
+
+
+def test_a_cancelled_upload_waits_for_the_write_then_discards_the_files() -> None:
+    gate = Gate()
+    made: list[GatedSpool] = []
+
+    def spool() -> GatedSpool:
+        made.append(GatedSpool(gate))
+        return made[-1]
+
+    body = multipart(("upload", "big.bin", b"c" * (4 * FORM_BATCH_SIZE)))
+
+    async def main() -> None:
+        request, _ = make(chunks(*_cut(body, 64 * 1024)), headers=[MULTIPART], spool=spool)
+        reading = asyncio.ensure_future(request.files())
+        while not gate.blocked.is_set():
+            await asyncio.sleep(0.001)
+        reading.cancel()
+        for _ in range(10):
+            await asyncio.sleep(0)
+        # The write in progress cannot be stopped: the files stay open until it ends.
+        assert not reading.done()
+        assert not made[0].closed
+        gate.release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await reading
+
+    run(main())
+    assert made[0].closed
 
 
 @pytest.mark.parametrize(

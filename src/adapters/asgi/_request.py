@@ -19,7 +19,7 @@ from typing import Any, Final, Generic, TypeVar
 
 from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
 from sansio_http._errors import ClientDisconnected, RequestEntityTooLarge
-from sansio_http._formdata import FormData, FormEvent, FormLimits, SpoolFactory
+from sansio_http._formdata import FormData, FormLimits, SpoolFactory
 from sansio_http._forms import FormCollector, FormEventDecoder
 from sansio_http._headers import Headers
 from sansio_http._request import TransportValue
@@ -27,10 +27,12 @@ from sansio_http._state import State
 
 from ._receive import Receiver
 from ._scope import server_address, split_path
+from ._spool import SpoolWriter
 from ._types import Message, Receive, Scope
 
 __all__ = [
     "DEFAULT_SPOOL_MEMORY",
+    "FORM_BATCH_PIECES",
     "FORM_BATCH_SIZE",
     "RAISE_EXCEPTIONS",
     "ASGIRequest",
@@ -41,12 +43,19 @@ __all__ = [
 # keeps 500 KiB), then roll over to a temporary file on disk.
 DEFAULT_SPOOL_MEMORY: Final = 1024 * 1024
 
-# PERF: the files of a form are written on the event loop while the body
-# fed stays within DEFAULT_SPOOL_MEMORY, so no default spool can reach the disk
-# there; past that, the writes go to the thread pool in batches of this
-# size. One batch is written while the next is received and parsed, so
-# memory stays near two batches and the loop never waits on a disk write.
+# PERF: a form body is decoded in batches of this size: the chunks of
+# ``receive()`` (64 KiB from uvicorn) are joined, parsed at once, and each
+# file's share of the batch is written with one call. Past
+# DEFAULT_SPOOL_MEMORY the writes go to the thread pool, a batch at a time:
+# one batch is written while the next is received and parsed, so the loop
+# never waits on a disk write, and a request holds at most two batches of
+# the body (one being written, one waiting for it; a batch's chunks are held
+# twice for the moment they are joined).
 FORM_BATCH_SIZE: Final = 1024 * 1024
+
+# A batch also ends at this many chunks, so that a body sent in tiny chunks
+# is joined and parsed in pieces of at most this many, as it arrives.
+FORM_BATCH_PIECES: Final = 64
 
 
 #: The scope extension (``scope["extensions"]``) by which a test client asks
@@ -317,11 +326,11 @@ class ASGIRequest(BodyRequest):
             self._form = EMPTY_FORM
             return EMPTY_FORM
         # The core's decoder in its two halves: parsing runs here, on the
-        # loop (pure computation, a few microseconds per chunk), and the
-        # collector writes the files. PERF: once the body passes
-        # DEFAULT_SPOOL_MEMORY, writes go to the thread pool a batch at a time,
-        # where the disk writes release the GIL and overlap the parsing of
-        # the next batch.
+        # loop (pure computation), and the collector writes the files: here
+        # while the body fed stays within DEFAULT_SPOOL_MEMORY, so that no
+        # default spool can reach the disk on the loop, and past that on the
+        # thread pool, through a SpoolWriter (see _spool for why it hands
+        # over the way it does).
         decoder = FormEventDecoder(
             self.mimetype,
             self.mimetype_params,
@@ -329,43 +338,72 @@ class ASGIRequest(BodyRequest):
             limits=self.form_limits,
         )
         collector = FormCollector(self.spool)
-        loop = asyncio.get_running_loop()
-        inline = 0
-        offloaded = False
-        batch: list[FormEvent] = []
-        batch_size = 0
-        writing: asyncio.Future[None] | None = None
+        writer: SpoolWriter | None = None
+        fed = 0
         try:
-            async for chunk in self.stream():
-                events = decoder.feed(chunk)
-                if not offloaded and inline + len(chunk) <= DEFAULT_SPOOL_MEMORY:
+            async for batch in self._form_batches():
+                events = decoder.feed(batch)
+                fed += len(batch)
+                if writer is None and fed <= DEFAULT_SPOOL_MEMORY:
                     # No file can outgrow a memory spool yet: no disk write.
-                    inline += len(chunk)
                     collector.send(events)
                     continue
-                offloaded = True
-                batch += events
-                batch_size += len(chunk)
-                if batch_size >= FORM_BATCH_SIZE:
-                    if writing is not None:
-                        await writing
-                    writing = loop.run_in_executor(None, collector.send, batch)
-                    batch, batch_size = [], 0
-            batch += decoder.close()
-            if writing is not None:
-                await writing
-            if offloaded:
-                await loop.run_in_executor(None, collector.send, batch)
+                if writer is None:
+                    writer = SpoolWriter(asyncio.get_running_loop(), collector)
+                await writer.send(events)
+            events = decoder.close()
+            if writer is None:
+                collector.send(events)
             else:
-                collector.send(batch)
+                await writer.finish(events)
         except BaseException:
-            if writing is not None and not writing.done():
-                # The thread cannot be stopped: let it finish with the files.
-                await asyncio.wait((writing,))
+            if writer is not None:
+                await writer.stop()
             collector.discard()
             raise
         self._form = collector.result()
         return self._form
+
+    async def _form_batches(self) -> AsyncIterator[bytes]:
+        """Return the body in batches of about ``FORM_BATCH_SIZE``, as it arrives.
+
+        A batch is the chunks of successive messages joined, up to the first
+        that brings it to ``FORM_BATCH_SIZE`` bytes or ``FORM_BATCH_PIECES``
+        chunks: less than ``FORM_BATCH_SIZE`` plus one chunk, and a body of
+        tiny chunks is never held as many small objects. The last batch may
+        be shorter. A body kept by :meth:`body` is one batch.
+        """
+        if self._body is not None:
+            if self._body:
+                yield self._body
+            return
+        if self._body_state != _UNREAD:
+            raise RuntimeError(ALREADY_STREAMED)
+        # PERF: the messages are read here, as _chunks reads them, rather than
+        # through stream(): one async generator per form instead of two.
+        self._body_state = _STREAMING
+        try:
+            self._check_declared_length()
+            receive = self._receiver.receive
+            pieces: list[bytes] = []
+            size = 0
+            more = True
+            while more:
+                chunk, more = self._take(await receive())
+                if chunk:
+                    pieces.append(chunk)
+                    size += len(chunk)
+                if pieces and (
+                    not more or size >= FORM_BATCH_SIZE or len(pieces) >= FORM_BATCH_PIECES
+                ):
+                    # PERF: join returns a lone bytes chunk itself, without a
+                    # copy. The pieces are let go before the batch is decoded.
+                    batch = b"".join(pieces)
+                    pieces = []
+                    size = 0
+                    yield batch
+        finally:
+            self._body_state = _READ
 
     async def is_disconnected(self) -> bool:
         """Return whether the client is known to have gone, without waiting.

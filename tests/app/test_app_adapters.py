@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sansio_http import App, AppConfig, Blueprint, Request, Response, current_request
+from sansio_http import App, AppConfig, Blueprint, ProxyPolicy, Request, Response, current_request
 from sansio_http.asgi import to_asgi
 from sansio_http.testing import Client
 from sansio_http.wsgi import to_wsgi
@@ -479,3 +479,32 @@ def test_to_wsgi_runs_startup_hooks() -> None:
 
     to_wsgi(app)
     assert started == ["up"]
+
+
+def test_a_proxy_policy_is_applied_before_the_app_under_both_adapters(interface: str) -> None:
+    app = App("proxied")
+
+    @app.get("/who")
+    def who(request: Request) -> dict[str, Any]:
+        return {"addr": request.remote_addr, "scheme": request.scheme, "url": request.url}
+
+    @app.get("/crash")
+    def crash(request: Request) -> str:
+        raise KeyError("unhandled")
+
+    policy = ProxyPolicy(x_for=1, x_proto=1)
+    mounted: Any = (
+        to_wsgi(app, proxy_policy=policy)
+        if interface == "wsgi"
+        else to_asgi(app, proxy_policy=policy)
+    )
+    forwarded = {"x-forwarded-for": "203.0.113.9", "x-forwarded-proto": "https"}
+    with Client(mounted, interface="wsgi" if interface == "wsgi" else "asgi") as http:
+        assert http.get("/who", headers=forwarded).json() == {
+            "addr": "203.0.113.9",
+            "scheme": "https",
+            "url": "https://testserver/who",
+        }
+        # The replaced request still carries the test client's wish for exceptions.
+        with pytest.raises(KeyError, match="unhandled"):
+            http.get("/crash")

@@ -391,6 +391,8 @@ class App(_Scaffold):
         self._static_router: Router | None = None
         # The scopes of what is not routed to a view: the App's alone.
         self._scopes: tuple[_Scaffold, ...] = (self,)
+        # Whether make_response is this class's, which returns a Response as it is.
+        self._plain_make_response = type(self).make_response is App.make_response
         self._sync_cache: dict[Callable[..., Any], Callable[..., Any]] = {}
         self._async_cache: dict[Callable[..., Any], Callable[..., Awaitable[Any]]] = {}
         # The plain middleware hooks that never block, which the async drivers
@@ -678,7 +680,12 @@ class App(_Scaffold):
                             if values
                             else endpoint.sync_view(request)
                         )
-                        answer = self.make_response(result, endpoint.view)
+                        # PERF: a Response as it is, unless a subclass makes its own.
+                        answer = (
+                            result
+                            if result.__class__ is Response and self._plain_make_response
+                            else self.make_response(result, endpoint.view)
+                        )
                         if entered is None:
                             return answer
             except Exception as exc:
@@ -750,7 +757,12 @@ class App(_Scaffold):
                             if values
                             else endpoint.async_view(request)
                         )
-                        answer = self.make_response(result, endpoint.view)
+                        # PERF: a Response as it is, unless a subclass makes its own.
+                        answer = (
+                            result
+                            if result.__class__ is Response and self._plain_make_response
+                            else self.make_response(result, endpoint.view)
+                        )
                         if entered is None:
                             return answer
             except Exception as exc:

@@ -298,6 +298,22 @@ def test_propagation_follows_the_request_unless_the_caller_decides(
         assert dispatch(app, request, propagate=propagate).status == 500
 
 
+def test_a_subclass_make_response_sees_every_answer(dispatch: Dispatch) -> None:
+    class Stamping(App):
+        def make_response(self, result: Any, view: Callable[..., Any] | None = None) -> Response:
+            response = super().make_response(result, view)
+            response.headers["x-made-by"] = "subclass"
+            return response
+
+    app = Stamping()
+
+    @app.get("/")
+    def index(request: Request) -> Response:
+        return Response("already a response")
+
+    assert dispatch(app, make_request()).headers["x-made-by"] == "subclass"
+
+
 def test_debug_shows_the_traceback_to_a_local_request(
     dispatch: Dispatch, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -344,14 +344,15 @@ _Compiled = tuple[dict[str, dict[str, Rule]], "dict[str, _Step] | None", _Step]
 class _Leaf:
     """The rules that end at one node, indexed by method."""
 
-    __slots__ = ("allowed", "by_method", "first_http", "first_websocket")
+    __slots__ = ("allowed", "by_method", "first_http", "first_websocket", "rules")
 
     def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules = list(rules)
         self.by_method: dict[str, Rule] = {}
         allowed: set[str] = set()
         self.first_http: Rule | None = None
         self.first_websocket: Rule | None = None
-        for rule in rules:
+        for rule in self.rules:
             if rule.websocket:
                 self.first_websocket = self.first_websocket or rule
                 continue
@@ -492,11 +493,17 @@ class _Compiler:
         self, lines: list[str], leaf: _Leaf, depth: int, values: list[tuple[str, str]]
     ) -> None:
         pad = "    " * depth
+        # PERF: the values as a plain dict where no rule of the leaf has
+        # defaults, as the router finds them when it compiles (the App keeps
+        # the values of static rules from their first match likewise).
+        merge = any(rule.defaults for rule in leaf.rules)
 
         def answer(rule: str) -> str:
-            items = "".join(f", {name!r}: {value}" for name, value in values)
+            items = ", ".join(f"{name!r}: {value}" for name, value in values)
+            if not merge:
+                return f"return {rule}, {{{items}}}"
             # Placeholders take precedence over the rule's defaults.
-            return f"return {rule}, {{**{rule}.defaults{items}}}"
+            return f"return {rule}, {{**{rule}.defaults, {items}}}"
 
         lines.append(f"{pad}if websocket:")
         if leaf.first_websocket is not None:

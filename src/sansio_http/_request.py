@@ -13,7 +13,7 @@ import copy
 import functools
 from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime
-from typing import Any, Generic, TypedDict, TypeVar, overload
+from typing import Any, Final, Generic, TypedDict, TypeVar, overload
 
 from typing_extensions import Self, Unpack
 
@@ -48,7 +48,7 @@ from sansio_http.http import (
     parse_range,
 )
 
-__all__ = ["Request", "TransportValue"]
+__all__ = ["RAISE_EXCEPTIONS", "Request", "TransportValue"]
 
 T = TypeVar("T")
 
@@ -78,6 +78,11 @@ class _cached(functools.cached_property[T]):
 
 
 R = TypeVar("R")
+
+#: The name by which a caller of an application, a test client, asks for the
+#: exceptions a view leaves unhandled, raised rather than answered with a 500:
+#: a WSGI environ key, or an ASGI scope extension. A server never sets it.
+RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 
 class TransportValue(Generic[R, T]):
@@ -200,7 +205,7 @@ class Request:
     #: Whether an :class:`~sansio_http.App` raises an exception that no
     #: error handler takes, instead of answering it with a 500. The adapters'
     #: requests are True when a test client asks for it (their
-    #: ``RAISE_EXCEPTIONS`` environ key or scope extension).
+    #: :data:`RAISE_EXCEPTIONS` environ key or scope extension).
     propagate_exceptions: bool = False
 
     method: str

@@ -864,7 +864,7 @@ def test_asgi_app_builds_the_given_request_class_with_its_settings(limit: int | 
 
 
 def test_propagating_exceptions_is_asked_by_a_scope_extension() -> None:
-    from sansio_http.asgi._request import RAISE_EXCEPTIONS
+    from sansio_http._request import RAISE_EXCEPTIONS
 
     async def scenario() -> None:
         scope = http_scope("GET", "/")

@@ -415,7 +415,7 @@ def test_malformed_multipart_is_400() -> None:
 
 
 def test_propagating_exceptions_is_asked_by_the_environ() -> None:
-    from sansio_http.wsgi._request import RAISE_EXCEPTIONS
+    from sansio_http._request import RAISE_EXCEPTIONS
 
     environ = make_environ()
     assert not WSGIRequest(environ).propagate_exceptions

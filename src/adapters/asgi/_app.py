@@ -55,11 +55,6 @@ Handler = Callable[[ASGIRequest], Awaitable[Response]]
 WebSocketHandler = Callable[[WebSocket], Awaitable[None]]
 
 
-def _raises(scope: Scope) -> bool:
-    """Return whether the server asked for exceptions rather than 500s."""
-    return RAISE_EXCEPTIONS in (scope.get("extensions") or ())
-
-
 async def serve_websocket(
     scope: Scope, receive: Receive, send: Send, handler: WebSocketHandler | None, **args: Any
 ) -> None:
@@ -171,7 +166,7 @@ class _HandlerApp:
                 if request._receiver.disconnected:
                     logger.info("error after the client disconnected", exc_info=True)
                     return
-                if _raises(scope):
+                if request.propagate_exceptions:
                     raise
                 logger.exception("error in the request handler")
                 response = InternalServerError().to_response(request)
@@ -205,7 +200,7 @@ class _HandlerApp:
             except Exception:
                 if sender.disconnected:
                     return
-                if sender.started or _raises(scope):
+                if sender.started or request.propagate_exceptions:
                     # NOTE: the head promised a body that cannot be finished; the
                     # server must close the connection (ASGI spec, "Response").
                     raise

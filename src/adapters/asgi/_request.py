@@ -22,7 +22,7 @@ from sansio_http._errors import ClientDisconnected, RequestEntityTooLarge
 from sansio_http._formdata import FormData, FormLimits, SpoolFactory
 from sansio_http._forms import FormCollector, FormEventDecoder
 from sansio_http._headers import Headers
-from sansio_http._request import TransportValue
+from sansio_http._request import RAISE_EXCEPTIONS, TransportValue
 from sansio_http._state import State
 
 from ._receive import Receiver
@@ -56,11 +56,6 @@ FORM_BATCH_SIZE: Final = 1024 * 1024
 # A batch also ends at this many chunks, so that a body sent in tiny chunks
 # is joined and parsed in pieces of at most this many, as it arrives.
 FORM_BATCH_PIECES: Final = 64
-
-
-#: The scope extension (``scope["extensions"]``) by which a test client asks
-#: for the application's exceptions, raised, rather than a 500.
-RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 
 def default_spool() -> tempfile.SpooledTemporaryFile[bytes]:

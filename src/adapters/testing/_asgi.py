@@ -19,18 +19,16 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, MutableMapping
-from typing import Any, Final, TypeVar
+from typing import Any, TypeVar
 
 from sansio_http._headers import Headers
+from sansio_http._request import RAISE_EXCEPTIONS
 
 from ._request import ClientRequest
 from ._response import ClientResponse
 
 __all__ = ["RAISE_EXCEPTIONS", "ASGIApp", "EventLoop", "Lifespan", "LifespanError", "run_asgi"]
 
-#: The scope extension that asks the applications of sansio_http.asgi to
-#: raise their exceptions rather than answer 500 (offered with ``raise_errors``).
-RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 T = TypeVar("T")
 Message = MutableMapping[str, Any]

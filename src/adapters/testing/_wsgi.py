@@ -17,9 +17,10 @@ import io
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 from sansio_http._headers import Headers
+from sansio_http._request import RAISE_EXCEPTIONS
 
 from ._request import ClientRequest
 from ._response import ClientResponse
@@ -41,9 +42,6 @@ class StartResponse(Protocol):
 #: A PEP 3333 application.
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
-#: The environ key that asks the applications of sansio_http.wsgi to raise
-#: their exceptions rather than answer 500 (set with ``raise_errors``).
-RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 # PEP 3333 names these two without the HTTP_ prefix.
 _UNPREFIXED = {"content-type": "CONTENT_TYPE", "content-length": "CONTENT_LENGTH"}

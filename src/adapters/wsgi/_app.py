@@ -66,13 +66,13 @@ def respond(
         except HTTPError as exc:
             response = exc.to_response(request)
         except Exception:
-            if request.environ.get(RAISE_EXCEPTIONS):
+            if request.propagate_exceptions:
                 raise
             return _answer_crash(request, start_response, "Exception on %s %s")
         try:
             return send_response(response, request, start_response)
         except Exception:
-            if request.environ.get(RAISE_EXCEPTIONS):
+            if request.propagate_exceptions:
                 raise
             return _answer_crash(request, start_response, "Exception sending the response to %s %s")
     except BaseException:

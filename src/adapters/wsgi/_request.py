@@ -24,7 +24,7 @@ from typing_extensions import Self
 from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
 from sansio_http._formdata import FormData, FormLimits, SpoolFile
 from sansio_http._forms import FormDecoder
-from sansio_http._request import TransportValue
+from sansio_http._request import RAISE_EXCEPTIONS, TransportValue
 from sansio_http._request import _normalize_root_path as normalize_root_path
 
 from ._environ import EnvironHeaders, decode_path, query_bytes, server_address
@@ -44,10 +44,6 @@ DEFAULT_SPOOL_MEMORY: Final = 1024 * 1024
 _FORM_CHUNK_SIZE: Final = 256 * 1024
 
 _DEFAULT_FORM_LIMITS: Final = FormLimits()
-
-#: The environ key by which a test client asks for the application's
-#: exceptions, raised, rather than a 500 (a server-defined name, PEP 3333).
-RAISE_EXCEPTIONS: Final = "sansio_http.raise_exceptions"
 
 
 def _root_path(request: WSGIRequest) -> str:

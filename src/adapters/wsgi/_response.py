@@ -29,9 +29,8 @@ from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
 from sansio_http._errors import InternalServerError
 from sansio_http._files import FileBody, FileRegion
+from sansio_http._request import RAISE_EXCEPTIONS
 from sansio_http._response import body_chunk
-
-from ._request import RAISE_EXCEPTIONS
 
 if TYPE_CHECKING:
     from sansio_http._response import Response
@@ -177,7 +176,7 @@ class _StreamedBody:
             else:
                 return
         except Exception:
-            if self._request.environ.get(RAISE_EXCEPTIONS):
+            if self._request.propagate_exceptions:
                 raise
             yield from self._fail()
             return

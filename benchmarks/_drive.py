@@ -22,8 +22,9 @@ of the harness is the same for all of them and cancels in the ratios.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from typing import Any, cast
 
 import pytest
@@ -54,6 +55,16 @@ def mount_asgi(app: App) -> ASGIApp:
     if to_asgi is None:
         pytest.skip("sansio_http.asgi.to_asgi has not landed yet: the App cannot run on ASGI")
     return cast(ASGIApp, to_asgi(app))
+
+
+@contextlib.contextmanager
+def mounted_asgi(app: App) -> Iterator[ASGIApp]:
+    """Mount ``app`` with ``to_asgi`` for the block; stop its thread pool after it."""
+    asgi = mount_asgi(app)
+    try:
+        yield asgi
+    finally:
+        release(app)
 
 
 def release(app: App) -> None:

@@ -24,7 +24,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from sansio_http import App, BodyRequest
 
-from ._drive import BATCH, drive_asgi, mount_asgi, release
+from ._drive import BATCH, drive_asgi, mounted_asgi
 from .test_bench_asgi import browser_scope
 
 PATH = "/catalogue/books/"
@@ -72,14 +72,10 @@ def test_app_reads_json_under_asgi(
     benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, view: str, read: bool
 ) -> None:
     assert len(BODY) > 1024
-    app = bridge_app(view, read)
-    asgi = mount_asgi(app)
     extra: dict[str, Any] = {
         "implementation": f"sansio-http App, {view} view, {'reads' if read else 'no'} JSON",
         "requests_per_round": BATCH,
     }
     benchmark.extra_info.update(extra)
-    try:
+    with mounted_asgi(bridge_app(view, read)) as asgi:
         assert benchmark(drive_asgi(loop, asgi, SCOPE, BODY)) == (200, b"24")
-    finally:
-        release(app)

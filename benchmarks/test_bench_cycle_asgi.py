@@ -17,6 +17,7 @@ requests per round:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -30,7 +31,7 @@ import starlette.responses
 import starlette.routing
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks._drive import BATCH, ASGIApp, drive_asgi, mount_asgi, release
+from benchmarks._drive import BATCH, drive_asgi, mounted_asgi
 from benchmarks.conftest import BROWSER_GET_RAW
 from benchmarks.test_bench_asgi import EXPECTED, HELLO, PATH, SCOPE, browser_scope, no_body
 from sansio_http import App, JSONResponse, Response
@@ -78,12 +79,9 @@ def test_hello_app(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop)
     async def hello(request: ASGIRequest) -> Response:
         return Response(HELLO_TEXT)
 
-    asgi = mount_asgi(app)
     benchmark.extra_info.update(implementation="sansio-http App", requests_per_round=BATCH)
-    try:
+    with mounted_asgi(app) as asgi:
         assert benchmark(drive_asgi(loop, asgi, SCOPE)) == (200, HELLO)
-    finally:
-        release(app)
 
 
 # -- JSON echo ------------------------------------------------------------------------
@@ -197,12 +195,8 @@ def run_echo(
     make: Callable[[], Any],
 ) -> None:
     made = make()
-    app: ASGIApp = mount_asgi(made) if isinstance(made, App) else made
     benchmark.extra_info.update(implementation=label, requests_per_round=BATCH)
-    try:
+    with mounted_asgi(made) if isinstance(made, App) else contextlib.nullcontext(made) as app:
         status, body = benchmark(drive_asgi(loop, app, ECHO_SCOPE, PAYLOAD_JSON))
-    finally:
-        if isinstance(made, App):
-            release(made)
     assert status == 200
     assert json.loads(body) == PAYLOAD

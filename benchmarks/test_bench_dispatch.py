@@ -35,7 +35,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks import test_bench_asgi as asgi_bench
 from benchmarks import test_bench_wsgi as wsgi_bench
-from benchmarks._drive import BATCH, drive_asgi, drive_wsgi, mount_asgi, mount_wsgi, release
+from benchmarks._drive import BATCH, drive_asgi, drive_wsgi, mount_wsgi, mounted_asgi
 from sansio_http import App, Response
 from sansio_http.wsgi import WSGIRequest
 
@@ -152,13 +152,9 @@ def starlette_app(view: str) -> starlette.applications.Starlette:
 def test_app_under_asgi(
     benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, view: str
 ) -> None:
-    app = hello_app(view, asgi_bench.PATH, ASGI_HELLO.decode())
-    asgi = mount_asgi(app)
     record(benchmark, "sansio-http App", view, requests_per_round=BATCH)
-    try:
+    with mounted_asgi(hello_app(view, asgi_bench.PATH, ASGI_HELLO.decode())) as asgi:
         assert benchmark(drive_asgi(loop, asgi, asgi_bench.SCOPE)) == (200, ASGI_HELLO)
-    finally:
-        release(app)
 
 
 @pytest.mark.benchmark(group="asgi-sync-view")

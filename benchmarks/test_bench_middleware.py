@@ -42,7 +42,7 @@ import starlette.responses
 import starlette.routing
 from pytest_benchmark.fixture import BenchmarkFixture
 
-from benchmarks._drive import BATCH, mount_asgi, mount_wsgi, release
+from benchmarks._drive import BATCH, mount_wsgi, mounted_asgi
 from benchmarks.test_bench_asgi import PATH, browser_scope
 from benchmarks.test_bench_wsgi import browser_environ
 from sansio_http import (
@@ -180,12 +180,9 @@ def check_preflight(answer: Answer) -> bool:
 
 @pytest.mark.benchmark(group="middleware-cors-actual")
 def test_cors_actual_ours(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop) -> None:
-    app = ours_cors()
     record(benchmark, "sansio-http CORSMiddleware", requests_per_round=BATCH)
-    try:
-        assert check_actual(benchmark(drive_asgi(loop, mount_asgi(app), ACTUAL)))
-    finally:
-        release(app)
+    with mounted_asgi(ours_cors()) as asgi:
+        assert check_actual(benchmark(drive_asgi(loop, asgi, ACTUAL)))
 
 
 @pytest.mark.benchmark(group="middleware-cors-actual")
@@ -200,12 +197,9 @@ def test_cors_actual_starlette(
 def test_cors_actual_ours_baseline(
     benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop
 ) -> None:
-    app = ours_cors(middleware=False)
     record(benchmark, "sansio-http App", baseline=True, requests_per_round=BATCH)
-    try:
-        assert benchmark(drive_asgi(loop, mount_asgi(app), ACTUAL))[2] == HELLO
-    finally:
-        release(app)
+    with mounted_asgi(ours_cors(middleware=False)) as asgi:
+        assert benchmark(drive_asgi(loop, asgi, ACTUAL))[2] == HELLO
 
 
 @pytest.mark.benchmark(group="middleware-cors-actual")
@@ -218,12 +212,9 @@ def test_cors_actual_starlette_baseline(
 
 @pytest.mark.benchmark(group="middleware-cors-preflight")
 def test_cors_preflight_ours(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop) -> None:
-    app = ours_cors()
     record(benchmark, "sansio-http CORSMiddleware", requests_per_round=BATCH)
-    try:
-        assert check_preflight(benchmark(drive_asgi(loop, mount_asgi(app), PREFLIGHT)))
-    finally:
-        release(app)
+    with mounted_asgi(ours_cors()) as asgi:
+        assert check_preflight(benchmark(drive_asgi(loop, asgi, PREFLIGHT)))
 
 
 @pytest.mark.benchmark(group="middleware-cors-preflight")
@@ -275,12 +266,9 @@ def check_gzip(answer: Answer) -> bool:
 
 @pytest.mark.benchmark(group="middleware-gzip")
 def test_gzip_ours(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop) -> None:
-    app = ours_gzip()
     record(benchmark, "sansio-http GZipMiddleware", requests_per_round=BATCH)
-    try:
-        assert check_gzip(benchmark(drive_asgi(loop, mount_asgi(app), GZIP_SCOPE)))
-    finally:
-        release(app)
+    with mounted_asgi(ours_gzip()) as asgi:
+        assert check_gzip(benchmark(drive_asgi(loop, asgi, GZIP_SCOPE)))
 
 
 @pytest.mark.benchmark(group="middleware-gzip")
@@ -291,12 +279,9 @@ def test_gzip_starlette(benchmark: BenchmarkFixture, loop: asyncio.AbstractEvent
 
 @pytest.mark.benchmark(group="middleware-gzip")
 def test_gzip_ours_baseline(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop) -> None:
-    app = ours_gzip(middleware=False)
     record(benchmark, "sansio-http App", baseline=True, requests_per_round=BATCH)
-    try:
-        assert benchmark(drive_asgi(loop, mount_asgi(app), GZIP_SCOPE))[2] == TEXT
-    finally:
-        release(app)
+    with mounted_asgi(ours_gzip(middleware=False)) as asgi:
+        assert benchmark(drive_asgi(loop, asgi, GZIP_SCOPE))[2] == TEXT
 
 
 @pytest.mark.benchmark(group="middleware-gzip")
@@ -391,9 +376,6 @@ def test_empty_stack_wsgi(benchmark: BenchmarkFixture) -> None:
 
 @pytest.mark.benchmark(group="middleware-empty-stack")
 def test_empty_stack_asgi(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop) -> None:
-    app = hello_app("async def")
     record(benchmark, "sansio-http App, ASGI", requests_per_round=BATCH)
-    try:
-        assert benchmark(drive_asgi(loop, mount_asgi(app), browser_scope()))[2] == HELLO
-    finally:
-        release(app)
+    with mounted_asgi(hello_app("async def")) as asgi:
+        assert benchmark(drive_asgi(loop, asgi, browser_scope()))[2] == HELLO

@@ -22,6 +22,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sansio_http._files import FileBody
+from sansio_http._response import _length_field as length_field
 
 if TYPE_CHECKING:
     from sansio_http._headers import MutableHeaders
@@ -202,7 +203,7 @@ def set_bytes_body(response: Response, data: bytes) -> None:
     (not a 1xx, 204 or 304), without checking the new length field again.
     """
     response._body = data
-    add_checked_fields(response, [(b"content-length", b"%d" % len(data))])
+    add_checked_fields(response, [length_field(len(data))])
 
 
 def add_vary_field(response: Response, name: bytes) -> None:

@@ -17,6 +17,7 @@ from sansio_http import App, BadRequest, HeadLimits, RequestEntityTooLarge
 from sansio_http._response import Response
 from sansio_http.testing import Client
 from sansio_http.wsgi import WSGIRequest, to_wsgi, wsgi_app
+from sansio_http.wsgi._environ import check_environ
 from sansio_http.wsgi._input import InputStream, content_length
 
 from .conftest import Result, make_environ, run
@@ -224,3 +225,27 @@ def test_the_input_stream_refuses_what_no_body_can_have_without_a_limit() -> Non
 def test_a_content_length_that_is_not_text_is_400() -> None:
     with pytest.raises(BadRequest):
         content_length({"CONTENT_LENGTH": 12})
+
+
+@pytest.mark.parametrize(
+    ("changes", "expected"),
+    [
+        ({}, None),
+        ({"CONTENT_LENGTH": "12"}, 12),
+        ({"CONTENT_LENGTH": "0012"}, 12),
+        # Past the fast path (no Host): the core's framing check gives the length.
+        ({"CONTENT_LENGTH": "7, 7", "SERVER_PROTOCOL": "HTTP/1.0"}, 7),
+    ],
+)
+def test_the_checked_length_becomes_the_requests(
+    changes: dict[str, str], expected: int | None
+) -> None:
+    environ = make_environ("POST", headers=[("Host", "example.com")])
+    environ.pop("CONTENT_LENGTH", None)
+    environ.update(changes)
+    if "SERVER_PROTOCOL" in changes:
+        del environ["HTTP_HOST"]
+    # The request's own environ says otherwise, so the value can only come from the check.
+    request = WSGIRequest(make_environ("POST", body=b"x" * 999))
+    assert check_environ(environ, HeadLimits(), request) is None
+    assert request.content_length == expected

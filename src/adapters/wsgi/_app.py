@@ -62,7 +62,7 @@ def respond(
     """
     try:
         try:
-            response = check_environ(request.environ, head_limits) or handler(request)
+            response = check_environ(request.environ, head_limits, request) or handler(request)
         except HTTPError as exc:
             response = exc.to_response(request)
         except Exception:

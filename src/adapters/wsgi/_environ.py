@@ -13,6 +13,7 @@ from typing import Any, TypeVar, overload
 from sansio_http._errors import RequestHeaderFieldsTooLarge
 from sansio_http._head import HeadLimits, check_framing, check_host, check_target
 from sansio_http._headers import DeferredHeaders
+from sansio_http._request import Request
 from sansio_http._response import Response
 
 __all__ = [
@@ -65,7 +66,9 @@ def decode_path(value: str) -> str:
     return raw.decode("utf-8", "replace")
 
 
-def check_environ(environ: Mapping[str, Any], limits: HeadLimits) -> Response | None:
+def check_environ(
+    environ: Mapping[str, Any], limits: HeadLimits, request: Request | None = None
+) -> Response | None:
     """Refuse a request head the application must not see (see ``_head.py``).
 
     The rules are the core's; this reads what they need from the environ.
@@ -76,6 +79,9 @@ def check_environ(environ: Mapping[str, Any], limits: HeadLimits) -> Response | 
     Args:
         environ: The WSGI environ.
         limits: The limits to apply.
+        request: The request built from the environ, whose ``content_length``
+            the check sets from the CONTENT_LENGTH it checked, as
+            :func:`~sansio_http.check_head` does under ASGI.
 
     Returns:
         None to let the application answer, or the response to send instead
@@ -103,12 +109,18 @@ def check_environ(environ: Mapping[str, Any], limits: HeadLimits) -> Response | 
         and (target[:1] == "/" if target else True)
         and len(target or path) + len(get("QUERY_STRING", "")) < limits.max_target_size
     ):
+        if request is not None:
+            request.content_length = int(length) if length else None
         return None
-    return _check_environ(environ, path, target, limits)
+    return _check_environ(environ, path, target, limits, request)
 
 
 def _check_environ(
-    environ: Mapping[str, Any], path: str, target: str | None, limits: HeadLimits
+    environ: Mapping[str, Any],
+    path: str,
+    target: str | None,
+    limits: HeadLimits,
+    request: Request | None,
 ) -> Response | None:
     get = environ.get
     if not isinstance(target, str):
@@ -126,7 +138,9 @@ def _check_environ(
     check_host(0 if host is None else 1, version[5:] if version[:5] == "HTTP/" else version)
     length = get("CONTENT_LENGTH")
     lengths = [length] if isinstance(length, str) and length else []
-    check_framing(lengths, "HTTP_TRANSFER_ENCODING" in environ)
+    checked = check_framing(lengths, "HTTP_TRANSFER_ENCODING" in environ)
+    if request is not None:
+        request.content_length = checked
     return check_target(
         get("REQUEST_METHOD", "GET"),
         query_bytes(target),

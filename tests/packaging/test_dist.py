@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tarfile
 import venv
 import zipfile
 from pathlib import Path
@@ -92,6 +93,15 @@ def test_dist_holds_one_sdist_and_one_wheel(dist: Path) -> None:
     assert len(list(dist.iterdir())) == 2
 
 
+def test_sdist_carries_setup_py_for_the_compiled_build(dist: Path) -> None:
+    # The Performance page builds the compiled build from the sdist.
+    (sdist,) = dist.glob("sansio_http-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
+    assert "setup.py" in names
+    assert "src/sansio_http/_head.py" in names
+
+
 def test_wheel_holds_every_module_and_the_typed_marker(wheel: Path) -> None:
     with zipfile.ZipFile(wheel) as archive:
         files = set(archive.namelist())
@@ -127,12 +137,15 @@ print("version", importlib.metadata.version("sansio-http"))
 """
 
 
-def test_wheel_installs_into_a_fresh_environment_and_imports(wheel: Path, tmp_path: Path) -> None:
+def install_and_import(source: Path, tmp_path: Path) -> tuple[Path, str]:
+    """Install ``source`` into a fresh environment; return its Python and what importing printed.
+
+    This environment's pip installs into the new one: no ensurepip, and the
+    dependencies come from the package index like a user's would.
+    """
     python = fresh_python(tmp_path)
-    # This environment's pip installs into the new one: no ensurepip, and the
-    # dependencies come from the package index like a user's would.
     run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", str(source)],
         INSTALL_TIMEOUT,
     )
     site = run([str(python), "-I", "-c", SITE_PACKAGES], 30).strip()
@@ -142,6 +155,11 @@ def test_wheel_installs_into_a_fresh_environment_and_imports(wheel: Path, tmp_pa
         60,
         cwd=tmp_path,
     )
+    return python, output
+
+
+def test_wheel_installs_into_a_fresh_environment_and_imports(wheel: Path, tmp_path: Path) -> None:
+    python, output = install_and_import(wheel, tmp_path)
     assert [line for line in output.splitlines() if line.endswith(" ok")] == [
         f"{name} ok" for name in PUBLIC_MODULES
     ]
@@ -165,7 +183,7 @@ def project(tmp_path: Path) -> Path:
     """A copy of the files a build reads, so that installs leave the checkout alone."""
     copy = tmp_path / "project"
     copy.mkdir()
-    for name in ("pyproject.toml", "README.md", "LICENSE"):
+    for name in ("pyproject.toml", "setup.py", "README.md", "LICENSE"):
         (copy / name).write_bytes((ROOT / name).read_bytes())
     for folder in PACKAGES.values():
         for path in folder.rglob("*"):
@@ -184,17 +202,7 @@ def fresh_python(tmp_path: Path) -> Path:
 
 def test_install_from_a_clone_imports_the_adapters(project: Path, tmp_path: Path) -> None:
     # The README's `pip install path/to/sansio-http`, into another project's environment.
-    python = fresh_python(tmp_path)
-    run(
-        [sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", str(project)],
-        INSTALL_TIMEOUT,
-    )
-    site = run([str(python), "-I", "-c", SITE_PACKAGES], 30).strip()
-    output = run(
-        [str(python), "-I", "-c", IMPORT_EVERY_PUBLIC_MODULE, site, *PUBLIC_MODULES],
-        60,
-        cwd=tmp_path,
-    )
+    _, output = install_and_import(project, tmp_path)
     assert output.count(" ok\n") == len(PUBLIC_MODULES)
 
 

@@ -44,9 +44,11 @@ relink: | $(BIN)/python
 serve: $(VENV)/.installed
 	$(BIN)/python -m sansio_http.server examples.app:app --host $(HOST) --port $(PORT)
 
-lint: $(VENV)/.installed-dev
+# import-linter reads the installed package, so a new module needs the relink first.
+lint: $(VENV)/.installed-dev relink
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: $(VENV)/.installed-dev relink
 	$(BIN)/mypy $$($(BIN)/python scripts/modules.py)

@@ -16,7 +16,7 @@ from setuptools import setup  # type: ignore[import-untyped]
 
 #: The modules compiled: pure functions over bytes and ints on every request's
 #: path, which mypyc turns into C loops without changing what they do.
-COMPILED = ["src/sansio_http/_head.py"]
+COMPILED = ["src/sansio_http/messages/_head.py", "src/sansio_http/messages/_length.py"]
 
 ext_modules: list[Any] = []
 if os.environ.get("SANSIO_HTTP_COMPILE") == "1":

@@ -36,8 +36,8 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks._drive import BATCH, drive_asgi
 from benchmarks.conftest import BROWSER_GET_RAW
-from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
+from sansio_http.messages._response import Response
 
 T = TypeVar("T")
 Message = dict[str, Any]

@@ -23,7 +23,7 @@ from sansio_http.asgi import ASGIRequest
 
 from .test_bench_asgi import browser_scope
 
-_FIXTURES = Path(__file__).parent.parent / "tests" / "core" / "fixtures" / "forms"
+_FIXTURES = Path(__file__).parent.parent / "tests" / "bodies" / "fixtures" / "forms"
 _BROWSER = json.loads((_FIXTURES / "manifest.json").read_text())["chromium-multipart"]
 BODY = (_FIXTURES / "chromium-multipart.body").read_bytes()
 SCOPE = browser_scope(

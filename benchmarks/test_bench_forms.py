@@ -61,7 +61,7 @@ FIELDS = [(f"field{i}", f"value {i}") for i in range(1000)]
 FIELDS_BODY = chunked(multipart_body([(n, None, v.encode()) for n, v in FIELDS]))
 FIELDS_RESULT: Result = (FIELDS, [])
 
-_FIXTURES = Path(__file__).parent.parent / "tests" / "core" / "fixtures" / "forms"
+_FIXTURES = Path(__file__).parent.parent / "tests" / "bodies" / "fixtures" / "forms"
 _BROWSER = json.loads((_FIXTURES / "manifest.json").read_text())["chromium-multipart"]
 BROWSER_TYPE: str = _BROWSER["content_type"]
 BROWSER_BODY = chunked((_FIXTURES / "chromium-multipart.body").read_bytes())

@@ -34,7 +34,7 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks._drive import drive_wsgi
 from benchmarks.conftest import BROWSER_GET_RAW
-from sansio_http._response import Response
+from sansio_http.messages._response import Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 
 PATH = "/catalogue/books/"

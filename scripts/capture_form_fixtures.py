@@ -4,8 +4,8 @@ Run as ``python scripts/capture_form_fixtures.py`` (Chromium needs root here,
 hence ``--no-sandbox``). A small server on 127.0.0.1 serves a page whose form
 submits itself with JavaScript, and saves the raw body and Content-Type of
 every POST. The bodies, the uploaded files and a manifest of what each client
-was asked to send land in ``tests/core/fixtures/forms/``, where
-``tests/core/test_forms_fixtures.py`` decodes them byte for byte.
+was asked to send land in ``tests/bodies/fixtures/forms/``, where
+``tests/bodies/test_forms_fixtures.py`` decodes them byte for byte.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import httpx
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "tests" / "core" / "fixtures" / "forms"
+OUT = ROOT / "tests" / "bodies" / "fixtures" / "forms"
 UPLOADS = OUT / "uploads"
 CHROMIUM = "/usr/bin/chromium"
 

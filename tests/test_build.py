@@ -20,8 +20,8 @@ SETUP = Path(__file__).parent.parent / "setup.py"
 
 #: The modules setup.py compiles.
 COMPILED = [
-    "sansio_http." + Path(path).stem
-    for path in re.findall(r'"src/sansio_http/(\w+\.py)"', SETUP.read_text())
+    path.replace("/", ".")
+    for path in re.findall(r'"src/(sansio_http/[\w/]+)\.py"', SETUP.read_text())
 ]
 
 

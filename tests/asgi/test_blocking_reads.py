@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from sansio_http._errors import ClientDisconnected, RequestEntityTooLarge
 from sansio_http.asgi import ASGIRequest
+from sansio_http.messages._errors import ClientDisconnected, RequestEntityTooLarge
 from tests.asgi.checker import http_scope, run
 
 from .test_request import FORM, MULTIPART, Canned, chunks, make, multipart

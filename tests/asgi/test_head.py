@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from sansio_http import App, HeadLimits, RequestEntityTooLarge
-from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app, to_asgi
 from sansio_http.asgi._types import Message, Scope
+from sansio_http.messages._response import Response
 from sansio_http.testing import Client
 
 from .checker import Checker, HTTPResult, http_scope, request, run

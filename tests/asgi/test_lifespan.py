@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
+from sansio_http.messages._response import Response
 from tests.asgi.checker import lifespan, request, run
 
 

@@ -14,13 +14,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sansio_http._errors import BadRequest, ClientDisconnected, RequestEntityTooLarge
-from sansio_http._formdata import FormLimits
-from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
 from sansio_http.asgi import _request as asgi_request
 from sansio_http.asgi._request import DEFAULT_SPOOL_MEMORY, FORM_BATCH_SIZE
 from sansio_http.asgi._types import Message
+from sansio_http.bodies._formdata import FormLimits
+from sansio_http.messages._errors import BadRequest, ClientDisconnected, RequestEntityTooLarge
+from sansio_http.messages._response import Response
 from tests.asgi.checker import http_scope, request, run
 
 FORM = (b"content-type", b"application/x-www-form-urlencoded")
@@ -864,7 +864,7 @@ def test_asgi_app_builds_the_given_request_class_with_its_settings(limit: int | 
 
 
 def test_propagating_exceptions_is_asked_by_a_scope_extension() -> None:
-    from sansio_http._request import RAISE_EXCEPTIONS
+    from sansio_http.messages._request import RAISE_EXCEPTIONS
 
     async def scenario() -> None:
         scope = http_scope("GET", "/")

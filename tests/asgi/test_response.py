@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from sansio_http._errors import NotFound
-from sansio_http._files import FileBody, FileRegion
-from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, asgi_app
 from sansio_http.asgi._response import READ_SIZE, ResponseSender
 from sansio_http.asgi._types import ASGIApp, Message
+from sansio_http.messages._errors import NotFound
+from sansio_http.messages._files import FileBody, FileRegion
+from sansio_http.messages._response import Response
 from tests.asgi.checker import request, run
 
 

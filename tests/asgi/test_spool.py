@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from sansio_http._formdata import FileData, FileEnd, FileStart, FormEvent
-from sansio_http._forms import FormCollector
 from sansio_http.asgi._spool import SpoolWriter
+from sansio_http.bodies._formdata import FileData, FileEnd, FileStart, FormEvent
+from sansio_http.bodies._forms import FormCollector
 from tests.asgi.checker import run
 
 

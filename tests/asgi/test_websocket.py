@@ -4,10 +4,10 @@ from typing import Any
 
 import pytest
 
-from sansio_http._errors import Forbidden
-from sansio_http._response import Response
 from sansio_http.asgi import ASGIRequest, WebSocket, WebSocketDisconnect, asgi_app
 from sansio_http.asgi._types import ASGIApp, Message
+from sansio_http.messages._errors import Forbidden
+from sansio_http.messages._response import Response
 from tests.asgi.checker import run, websocket
 
 DENIAL: dict[str, Any] = {"websocket.http.response": {}}

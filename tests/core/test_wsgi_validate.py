@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from sansio_http._errors import _BY_STATUS, HTTPError
-from sansio_http._response import Response, redirect
+from sansio_http import Response, redirect
+from sansio_http.messages._errors import _BY_STATUS, HTTPError
 from sansio_http.routing import RequestRedirect
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 from tests.wsgi.conftest import make_environ, run

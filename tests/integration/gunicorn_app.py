@@ -17,10 +17,10 @@ import warnings
 from collections.abc import Iterator
 from wsgiref.validate import validator
 
-from sansio_http._errors import ClientDisconnected, HTTPError, NotFound
-from sansio_http._files import file_response
-from sansio_http._formdata import FormLimits
-from sansio_http._response import JSONResponse, Response
+from sansio_http import file_response
+from sansio_http.bodies._formdata import FormLimits
+from sansio_http.messages._errors import ClientDisconnected, HTTPError, NotFound
+from sansio_http.messages._response import JSONResponse, Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 
 warnings.simplefilter("error")

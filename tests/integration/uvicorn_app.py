@@ -15,10 +15,10 @@ import tempfile
 from collections.abc import AsyncIterator
 from typing import Any
 
-from sansio_http._files import file_response
-from sansio_http._formdata import FormLimits
-from sansio_http._response import Response
+from sansio_http import file_response
 from sansio_http.asgi import ASGIRequest, WebSocket, asgi_app
+from sansio_http.bodies._formdata import FormLimits
+from sansio_http.messages._response import Response
 
 _MiB = 1024 * 1024
 FILE_SIZE = 300_000

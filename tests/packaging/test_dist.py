@@ -99,7 +99,7 @@ def test_sdist_carries_setup_py_for_the_compiled_build(dist: Path) -> None:
     with tarfile.open(sdist) as archive:
         names = {name.split("/", 1)[1] for name in archive.getnames() if "/" in name}
     assert "setup.py" in names
-    assert "src/sansio_http/_head.py" in names
+    assert "src/sansio_http/messages/_head.py" in names
 
 
 def test_wheel_holds_every_module_and_the_typed_marker(wheel: Path) -> None:

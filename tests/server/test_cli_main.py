@@ -115,7 +115,7 @@ def test_main_refuses_bad_numbers(args: list[str], capsys: pytest.CaptureFixture
 
 def test_app_name_is_module_and_name() -> None:
     assert app_name(echo_wsgi) == "tests.server.apps:echo_wsgi"
-    assert app_name(App("x")) == "sansio_http.app:App"
+    assert app_name(App("x")) == "sansio_http.app._app:App"
 
 
 def test_banner_brackets_an_ipv6_host() -> None:

@@ -11,9 +11,9 @@ from wsgiref.validate import validator
 
 import pytest
 
-from sansio_http._errors import ClientDisconnected, MethodNotAllowed, NotFound
-from sansio_http._formdata import SpoolFile
-from sansio_http._response import JSONResponse, Response
+from sansio_http.bodies._formdata import SpoolFile
+from sansio_http.messages._errors import ClientDisconnected, MethodNotAllowed, NotFound
+from sansio_http.messages._response import JSONResponse, Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 
 from .conftest import ignore_start, make_environ, run
@@ -165,7 +165,7 @@ def test_headers_already_sent_re_raise_from_start_response() -> None:
 
 def test_a_failing_response_is_a_500(caplog: pytest.LogCaptureFixture) -> None:
     # The handler's response cannot even start: the file is missing.
-    from sansio_http._files import FileBody
+    from sansio_http.messages._files import FileBody
 
     app = wsgi_app(lambda request: Response(FileBody("/nonexistent/file"), content_type="a/b"))
     result = run(app, make_environ())

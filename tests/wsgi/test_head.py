@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sansio_http import App, BadRequest, HeadLimits, RequestEntityTooLarge
-from sansio_http._response import Response
+from sansio_http.messages._response import Response
 from sansio_http.testing import Client
 from sansio_http.wsgi import WSGIRequest, to_wsgi, wsgi_app
 from sansio_http.wsgi._environ import check_environ

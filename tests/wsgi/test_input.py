@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sansio_http._errors import (
+from sansio_http.messages._errors import (
     BadRequest,
     ClientDisconnected,
     LengthRequired,

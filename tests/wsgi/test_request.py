@@ -8,15 +8,15 @@ from typing import Any
 
 import pytest
 
-from sansio_http._errors import (
+from sansio_http.bodies._formdata import FormLimits, SpoolFile
+from sansio_http.http._headers import Headers, MutableHeaders
+from sansio_http.messages._errors import (
     BadRequest,
     ClientDisconnected,
     LengthRequired,
     RequestEntityTooLarge,
 )
-from sansio_http._formdata import FormLimits, SpoolFile
-from sansio_http._headers import Headers, MutableHeaders
-from sansio_http._request import Request
+from sansio_http.messages._request import Request
 from sansio_http.wsgi import InputStream, WSGIRequest
 
 from .conftest import StrictInput, make_environ
@@ -415,7 +415,7 @@ def test_malformed_multipart_is_400() -> None:
 
 
 def test_propagating_exceptions_is_asked_by_the_environ() -> None:
-    from sansio_http._request import RAISE_EXCEPTIONS
+    from sansio_http.messages._request import RAISE_EXCEPTIONS
 
     environ = make_environ()
     assert not WSGIRequest(environ).propagate_exceptions

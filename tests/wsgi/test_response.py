@@ -12,8 +12,8 @@ from wsgiref.validate import validator
 
 import pytest
 
-from sansio_http._files import FileBody, FileRegion
-from sansio_http._response import Response
+from sansio_http.messages._files import FileBody, FileRegion
+from sansio_http.messages._response import Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 
 from .conftest import HOP_BY_HOP, ignore_start, make_environ, run

@@ -22,13 +22,13 @@ import logging
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any
 
-from sansio_http._body import with_settings
-from sansio_http._errors import HTTPError, InternalServerError
-from sansio_http._formdata import FormLimits, SpoolFactory
-from sansio_http._head import DEFAULT_HEAD_LIMITS, HeadLimits
-from sansio_http._proxy import ProxyPolicy
-from sansio_http._response import Response
 from sansio_http.app import App
+from sansio_http.bodies._body import with_settings
+from sansio_http.bodies._formdata import FormLimits, SpoolFactory
+from sansio_http.messages._errors import HTTPError, InternalServerError
+from sansio_http.messages._head import DEFAULT_HEAD_LIMITS, HeadLimits
+from sansio_http.messages._proxy import ProxyPolicy
+from sansio_http.messages._response import Response
 
 from ._lifespan import Hook, Lifespan
 from ._request import RAISE_EXCEPTIONS, ASGIRequest

@@ -17,13 +17,13 @@ import threading
 from collections.abc import AsyncIterator, Collection, Coroutine, Iterator
 from typing import Any, Final, Generic, TypeVar
 
-from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
-from sansio_http._errors import ClientDisconnected, RequestEntityTooLarge
-from sansio_http._formdata import FormData, FormLimits, SpoolFactory
-from sansio_http._forms import FormCollector, FormEventDecoder
-from sansio_http._headers import Headers
-from sansio_http._request import RAISE_EXCEPTIONS, TransportValue
-from sansio_http._state import State
+from sansio_http.bodies._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
+from sansio_http.bodies._formdata import FormData, FormLimits, SpoolFactory
+from sansio_http.bodies._forms import FormCollector, FormEventDecoder
+from sansio_http.http._headers import Headers
+from sansio_http.messages._errors import ClientDisconnected, RequestEntityTooLarge
+from sansio_http.messages._request import RAISE_EXCEPTIONS, TransportValue
+from sansio_http.messages._state import State
 
 from ._receive import Receiver
 from ._scope import server_address, split_path

@@ -18,8 +18,8 @@ import os
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import IO, Any, Final
 
-from sansio_http._files import FileBody, FileRegion
-from sansio_http._response import Response, body_chunk
+from sansio_http.messages._files import FileBody, FileRegion
+from sansio_http.messages._response import Response, body_chunk
 
 from ._receive import Receiver
 from ._types import Message, Send

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sansio_http._head import HeadLimits, check_head
-from sansio_http._request import Request
-from sansio_http._response import Response
+from sansio_http.messages._head import HeadLimits, check_head
+from sansio_http.messages._request import Request
+from sansio_http.messages._response import Response
 
 __all__ = ["check_scope", "client_address", "server_address", "split_path"]
 

@@ -24,8 +24,8 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 
-from sansio_http._formdata import FormEvent
-from sansio_http._forms import FormCollector
+from sansio_http.bodies._formdata import FormEvent
+from sansio_http.bodies._forms import FormCollector
 
 __all__ = ["SpoolWriter"]
 

@@ -13,11 +13,11 @@ import json
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from typing import Any, NoReturn
 
-from sansio_http._errors import BadRequest
-from sansio_http._headers import Headers, MutableHeaders
-from sansio_http._json import decode_json
-from sansio_http._request import Request
-from sansio_http._response import Response
+from sansio_http.bodies._json import decode_json
+from sansio_http.http._headers import Headers, MutableHeaders
+from sansio_http.messages._errors import BadRequest
+from sansio_http.messages._request import Request
+from sansio_http.messages._response import Response
 
 from ._response import ResponseSender
 from ._scope import client_address, server_address, split_path

@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 
 import h11
 
-from sansio_http._status import PHRASES
-from sansio_http._target import InvalidTarget, Target, parse_host, parse_target
+from sansio_http.http._status import PHRASES
+from sansio_http.messages._target import InvalidTarget, Target, parse_host, parse_target
 from sansio_http.server._config import Config
 from sansio_http.server._date import with_date
 from sansio_http.server._exchange import Exchange

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 
-from sansio_http._debug import is_loopback_host, traceback_page
+from sansio_http.app._debug import is_loopback_host, traceback_page
 from sansio_http.server._exchange import BodyError, BodyTimeout
 
 log = logging.getLogger("sansio_http.server")

@@ -13,8 +13,8 @@ from typing import Protocol
 
 import h11
 
-from sansio_http._status import PHRASES
-from sansio_http._target import Target
+from sansio_http.http._status import PHRASES
+from sansio_http.messages._target import Target
 from sansio_http.server._config import Config
 from sansio_http.server._date import with_date
 

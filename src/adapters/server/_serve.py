@@ -17,8 +17,8 @@ from urllib.parse import quote
 
 import h11
 
-from sansio_http._target import Target
 from sansio_http.app import App
+from sansio_http.messages._target import Target
 from sansio_http.server._asgi import ASGIApp, ASGIRunner
 from sansio_http.server._config import Config
 from sansio_http.server._connection import HTTPConnection

@@ -15,7 +15,7 @@ from urllib.parse import unquote_to_bytes
 
 import h11
 
-from sansio_http._target import Target
+from sansio_http.messages._target import Target
 from sansio_http.server._asgi import ASGI_VERSION, ASGIApp, Message
 from sansio_http.server._date import with_date
 from sansio_http.server._exchange import effective_headers

@@ -21,8 +21,8 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, MutableMapping
 from typing import Any, TypeVar
 
-from sansio_http._headers import Headers
-from sansio_http._request import RAISE_EXCEPTIONS
+from sansio_http.http._headers import Headers
+from sansio_http.messages._request import RAISE_EXCEPTIONS
 
 from ._request import ClientRequest
 from ._response import ClientResponse

@@ -16,9 +16,9 @@ from typing import Any, Literal, TypedDict, cast
 
 from typing_extensions import Unpack
 
-from sansio_http._cookies import dump_cookie
-from sansio_http._headers import Headers, MutableHeaders
 from sansio_http.app import App
+from sansio_http.http._cookies import dump_cookie
+from sansio_http.http._headers import Headers, MutableHeaders
 
 from ._asgi import ASGIApp, EventLoop, Lifespan, run_asgi
 from ._cookies import CookieJar

@@ -23,8 +23,8 @@ from datetime import datetime, timezone
 from typing import Final
 from urllib.parse import urlsplit
 
-from sansio_http._cookies import dump_cookie
 from sansio_http.http import parse_cookie
+from sansio_http.http._cookies import dump_cookie
 
 __all__ = ["Cookie", "CookieJar", "SetCookie", "parse_set_cookie"]
 

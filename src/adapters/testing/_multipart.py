@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import IO, Any
 from urllib.parse import urlencode
 
-from sansio_http._files import guess_content_type
+from sansio_http.messages._files import guess_content_type
 
 __all__ = ["FileSpec", "FormData", "encode_form", "encode_json", "encode_multipart"]
 

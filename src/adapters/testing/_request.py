@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import quote, unquote, unquote_to_bytes, urlencode, urljoin, urlsplit, urlunsplit
 
-from sansio_http._headers import Headers
+from sansio_http.http._headers import Headers
 
 from ._multipart import FormData, form_pairs
 

@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any
 
-from sansio_http._headers import Headers
-from sansio_http._status import reason_phrase
 from sansio_http.http import parse_options_header
+from sansio_http.http._headers import Headers
+from sansio_http.http._status import reason_phrase
 
 from ._cookies import parse_set_cookie
 from ._request import ClientRequest

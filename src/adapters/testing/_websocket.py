@@ -17,7 +17,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Literal
 
-from sansio_http._headers import Headers
+from sansio_http.http._headers import Headers
 
 from ._asgi import ASGIApp, EventLoop, Message, Scope, wait_until
 from ._request import ClientRequest

@@ -19,8 +19,8 @@ from collections.abc import Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Protocol
 
-from sansio_http._headers import Headers
-from sansio_http._request import RAISE_EXCEPTIONS
+from sansio_http.http._headers import Headers
+from sansio_http.messages._request import RAISE_EXCEPTIONS
 
 from ._request import ClientRequest
 from ._response import ClientResponse

@@ -17,12 +17,12 @@ import sys
 from collections.abc import Callable, Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
-from sansio_http._body import with_settings
-from sansio_http._errors import HTTPError, InternalServerError
-from sansio_http._formdata import FormLimits, SpoolFile
-from sansio_http._head import DEFAULT_HEAD_LIMITS, HeadLimits
-from sansio_http._proxy import ProxyPolicy
 from sansio_http.app import App
+from sansio_http.bodies._body import with_settings
+from sansio_http.bodies._formdata import FormLimits, SpoolFile
+from sansio_http.messages._errors import HTTPError, InternalServerError
+from sansio_http.messages._head import DEFAULT_HEAD_LIMITS, HeadLimits
+from sansio_http.messages._proxy import ProxyPolicy
 
 from ._environ import check_environ
 from ._request import WSGIRequest
@@ -30,7 +30,7 @@ from ._response import RAISE_EXCEPTIONS, StartResponse, logger, send_response
 from ._runner import CoroutineRunner
 
 if TYPE_CHECKING:
-    from sansio_http._response import Response
+    from sansio_http.messages._response import Response
 
 __all__ = ["RAISE_EXCEPTIONS", "WSGIApplication", "respond", "to_wsgi", "wsgi_app"]
 

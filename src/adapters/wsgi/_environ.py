@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar, overload
 
-from sansio_http._errors import RequestHeaderFieldsTooLarge
-from sansio_http._head import HeadLimits, check_framing, check_host, check_target
-from sansio_http._headers import DeferredHeaders
-from sansio_http._request import Request
-from sansio_http._response import Response
+from sansio_http.http._headers import DeferredHeaders
+from sansio_http.messages._errors import RequestHeaderFieldsTooLarge
+from sansio_http.messages._head import HeadLimits, check_framing, check_host, check_target
+from sansio_http.messages._request import Request
+from sansio_http.messages._response import Response
 
 __all__ = [
     "EnvironHeaders",

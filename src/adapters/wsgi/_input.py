@@ -13,14 +13,14 @@ import io
 from collections.abc import Iterator, Mapping
 from typing import Any, Final, Protocol
 
-from sansio_http._errors import (
+from sansio_http.messages._errors import (
     BadRequest,
     ClientDisconnected,
     HTTPError,
     LengthRequired,
     RequestEntityTooLarge,
 )
-from sansio_http._head import TOO_LARGE, parse_content_length
+from sansio_http.messages._length import TOO_LARGE, parse_content_length
 
 __all__ = ["DEFAULT_CHUNK_SIZE", "InputStream", "content_length"]
 
@@ -60,7 +60,7 @@ def content_length(environ: Mapping[str, Any]) -> int | None:
 class InputStream:
     """The request body of one WSGI request, read once, within its limits.
 
-    ``read`` and iteration raise :class:`~sansio_http._errors.HTTPError`
+    ``read`` and iteration raise :class:`~sansio_http.messages._errors.HTTPError`
     subclasses, so that the adapter answers with the right status: 400
     (:class:`ClientDisconnected`) when the client sent less than its
     Content-Length, 413 beyond ``max_content_length``, 411 for a chunked

@@ -21,11 +21,11 @@ from typing import Any, Final
 
 from typing_extensions import Self
 
-from sansio_http._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
-from sansio_http._formdata import FormData, FormLimits, SpoolFile
-from sansio_http._forms import FormDecoder
-from sansio_http._request import RAISE_EXCEPTIONS, TransportValue
-from sansio_http._request import _normalize_root_path as normalize_root_path
+from sansio_http.bodies._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
+from sansio_http.bodies._formdata import FormData, FormLimits, SpoolFile
+from sansio_http.bodies._forms import FormDecoder
+from sansio_http.messages._request import RAISE_EXCEPTIONS, TransportValue
+from sansio_http.messages._request import _normalize_root_path as normalize_root_path
 
 from ._environ import EnvironHeaders, decode_path, query_bytes, server_address
 from ._input import InputStream

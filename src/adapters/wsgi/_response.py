@@ -27,13 +27,13 @@ from collections.abc import (
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
-from sansio_http._errors import InternalServerError
-from sansio_http._files import FileBody, FileRegion
-from sansio_http._request import RAISE_EXCEPTIONS
-from sansio_http._response import body_chunk
+from sansio_http.messages._errors import InternalServerError
+from sansio_http.messages._files import FileBody, FileRegion
+from sansio_http.messages._request import RAISE_EXCEPTIONS
+from sansio_http.messages._response import body_chunk
 
 if TYPE_CHECKING:
-    from sansio_http._response import Response
+    from sansio_http.messages._response import Response
 
     from ._request import WSGIRequest
 

@@ -1,0 +1,45 @@
+"""URL routing: rules with typed placeholders, matched by a segment tree.
+
+A :class:`Router` holds :class:`Rule` objects such as
+``/users/<int:id>/files/<path:rest>``. Rules are kept in a tree of path
+segments, which the first match after a change compiles into Python source
+(as Falcon's router does): a static segment is one comparison or dictionary
+lookup, a placeholder is one converter match, so matching costs the depth of
+the path and not the number of rules; a path made of static segments only is
+one lookup in all. Matching answers 404, 405 (with the allowed methods),
+204 to an OPTIONS request no rule takes (with the allowed methods) or a 308
+redirect to the same path with a trailing slash, as HTTP errors; building
+URLs (``url_for``) runs the converters the other way.
+
+Everything here is pure: paths are the already percent-decoded text that
+``Request.path`` holds. The floor sits on the messages (errors and
+responses) and is independent of the body decoders.
+"""
+
+from __future__ import annotations
+
+from sansio_http.routing._router import AllowedMethods as AllowedMethods
+from sansio_http.routing._router import AnyConverter as AnyConverter
+from sansio_http.routing._router import Converter as Converter
+from sansio_http.routing._router import FloatConverter as FloatConverter
+from sansio_http.routing._router import IntegerConverter as IntegerConverter
+from sansio_http.routing._router import PathConverter as PathConverter
+from sansio_http.routing._router import RequestRedirect as RequestRedirect
+from sansio_http.routing._router import Router as Router
+from sansio_http.routing._router import Rule as Rule
+from sansio_http.routing._router import StringConverter as StringConverter
+from sansio_http.routing._router import UUIDConverter as UUIDConverter
+
+__all__ = [
+    "AllowedMethods",
+    "AnyConverter",
+    "Converter",
+    "FloatConverter",
+    "IntegerConverter",
+    "PathConverter",
+    "RequestRedirect",
+    "Router",
+    "Rule",
+    "StringConverter",
+    "UUIDConverter",
+]

@@ -1,0 +1,1 @@
+"""Tests of the core's bodies floor (src/sansio_http/bodies/)."""

@@ -1,0 +1,1 @@
+"""Tests of the core's http floor (src/sansio_http/http/)."""

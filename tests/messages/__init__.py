@@ -1,0 +1,1 @@
+"""Tests of the core's messages floor (src/sansio_http/messages/)."""

@@ -1,0 +1,1 @@
+"""Tests of the core's middleware floor (src/sansio_http/middleware/)."""

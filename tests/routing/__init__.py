@@ -1,0 +1,1 @@
+"""Tests of the core's routing floor (src/sansio_http/routing/)."""

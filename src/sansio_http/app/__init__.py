@@ -14,10 +14,10 @@ bodies, messages, header primitives) and nothing above.
 from __future__ import annotations
 
 from sansio_http.app._app import App as App
-from sansio_http.app._app import AppConfig as AppConfig
-from sansio_http.app._app import Blueprint as Blueprint
-from sansio_http.app._app import current_request as current_request
-from sansio_http.app._app import g as g
+from sansio_http.app._config import AppConfig as AppConfig
+from sansio_http.app._context import current_request as current_request
+from sansio_http.app._context import g as g
+from sansio_http.app._scaffold import Blueprint as Blueprint
 
 __all__ = [
     "App",

@@ -18,17 +18,17 @@ responses) and is independent of the body decoders.
 
 from __future__ import annotations
 
-from sansio_http.routing._router import AllowedMethods as AllowedMethods
-from sansio_http.routing._router import AnyConverter as AnyConverter
-from sansio_http.routing._router import Converter as Converter
-from sansio_http.routing._router import FloatConverter as FloatConverter
-from sansio_http.routing._router import IntegerConverter as IntegerConverter
-from sansio_http.routing._router import PathConverter as PathConverter
-from sansio_http.routing._router import RequestRedirect as RequestRedirect
+from sansio_http.routing._answers import AllowedMethods as AllowedMethods
+from sansio_http.routing._answers import RequestRedirect as RequestRedirect
+from sansio_http.routing._converters import AnyConverter as AnyConverter
+from sansio_http.routing._converters import Converter as Converter
+from sansio_http.routing._converters import FloatConverter as FloatConverter
+from sansio_http.routing._converters import IntegerConverter as IntegerConverter
+from sansio_http.routing._converters import PathConverter as PathConverter
+from sansio_http.routing._converters import StringConverter as StringConverter
+from sansio_http.routing._converters import UUIDConverter as UUIDConverter
 from sansio_http.routing._router import Router as Router
-from sansio_http.routing._router import Rule as Rule
-from sansio_http.routing._router import StringConverter as StringConverter
-from sansio_http.routing._router import UUIDConverter as UUIDConverter
+from sansio_http.routing._rules import Rule as Rule
 
 __all__ = [
     "AllowedMethods",

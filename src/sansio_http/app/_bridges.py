@@ -1,0 +1,107 @@
+"""The sync/async bridges: how an App calls any function from either side.
+
+The core has no event loop and no thread. :meth:`_Bridges.ensure_sync` and
+:meth:`_Bridges.ensure_async` turn a view, hook or handler into the kind the
+driver calls, through runners that the adapters install when they mount the
+App: ``coroutine_runner`` (WSGI: a coroutine run to completion from a worker
+thread) and ``thread_runner`` (ASGI: a plain call in the App's thread pool,
+context copied). Each function is converted once and kept.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, TypeVar, cast
+
+from typing_extensions import ParamSpec
+
+__all__ = ["CoroutineRunner", "ThreadRunner"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+#: Runs a coroutine to completion from sync code (installed by the WSGI adapter).
+CoroutineRunner = Callable[[Coroutine[Any, Any, Any]], Any]
+#: Runs a plain call off the event loop, context copied (installed by the ASGI adapter).
+ThreadRunner = Callable[..., Awaitable[Any]]
+
+
+class _Bridges:
+    """Conversion of functions between sync and async, for the App."""
+
+    coroutine_runner: CoroutineRunner | None
+    thread_runner: ThreadRunner | None
+    _sync_cache: dict[Callable[..., Any], Callable[..., Any]]
+    _async_cache: dict[Callable[..., Any], Callable[..., Awaitable[Any]]]
+
+    def _prepare(self, func: Callable[..., Any]) -> None:
+        # Convert once, at registration, through the App's (maybe overridden)
+        # methods; the runners themselves are looked up at call time, since
+        # the adapters install them when they mount the App.
+        if func not in self._sync_cache:
+            self._sync_cache[func] = self.ensure_sync(func)
+        if func not in self._async_cache:
+            self._async_cache[func] = self.ensure_async(func)
+
+    def ensure_sync(self, func: Callable[P, Any]) -> Callable[P, Any]:
+        """Return a plain function that runs ``func`` to completion.
+
+        A coroutine function is run through :attr:`coroutine_runner`, which
+        the WSGI adapter installs. Override this to use another event loop
+        library; blueprints use the App's method too.
+        """
+        if not inspect.iscoroutinefunction(func):
+            return func
+
+        @functools.wraps(func)
+        def run(*args: P.args, **kwargs: P.kwargs) -> Any:
+            runner = self.coroutine_runner
+            if runner is None:
+                raise RuntimeError(
+                    f"{func.__qualname__} is a coroutine function, and no coroutine runner "
+                    "is installed: mount the App with sansio_http.wsgi.to_wsgi or set "
+                    "App.coroutine_runner"
+                )
+            return runner(func(*args, **kwargs))
+
+        return run
+
+    def ensure_async(self, func: Callable[P, R]) -> Callable[P, Awaitable[R]]:
+        """Return a coroutine function that calls ``func``.
+
+        A plain function runs through :attr:`thread_runner` (the App's thread
+        pool, installed by the ASGI adapter) with the context copied, so it
+        cannot block the event loop. Override this to run some functions
+        inline; blueprints use the App's method too.
+        """
+        if inspect.iscoroutinefunction(func):
+            return cast(Callable[P, Awaitable[R]], func)
+
+        @functools.wraps(func)
+        async def run(*args: P.args, **kwargs: P.kwargs) -> R:
+            runner = self.thread_runner
+            if runner is None:
+                raise RuntimeError(
+                    f"{func.__qualname__} is a plain function, and no thread runner is "
+                    "installed: mount the App with sansio_http.asgi.to_asgi or set "
+                    "App.thread_runner"
+                )
+            return cast(R, await runner(func, *args, **kwargs))
+
+        return run
+
+    def _sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        try:
+            return self._sync_cache[func]
+        except KeyError:
+            converted = self._sync_cache[func] = self.ensure_sync(func)
+            return converted
+
+    def _async(self, func: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
+        try:
+            return self._async_cache[func]
+        except KeyError:
+            converted = self._async_cache[func] = self.ensure_async(func)
+            return converted

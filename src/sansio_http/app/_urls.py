@@ -1,0 +1,79 @@
+"""URL building: ``url_for`` from an endpoint's name and values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sansio_http.app._context import request_var
+from sansio_http.app._endpoints import WEBSOCKET_SCHEMES
+from sansio_http.messages._errors import HTTPError
+from sansio_http.messages._request import Request
+from sansio_http.routing import Router
+
+__all__: list[str] = []
+
+
+class _UrlBuilding:
+    """:meth:`url_for`, for the App."""
+
+    router: Router
+
+    def url_for(
+        self,
+        endpoint: str,
+        *,
+        _external: bool = False,
+        _anchor: str | None = None,
+        _method: str | None = None,
+        _request: Request | None = None,
+        **values: Any,
+    ) -> str:
+        """Return the URL of an endpoint; extra values become the query string.
+
+        Inside a request, the URL honours the request's ``root_path``, and
+        ``_external=True`` adds its scheme and host.
+
+        Args:
+            endpoint: ``"view"`` or ``"blueprint.view"``; a leading dot means
+                the blueprint of the current request's endpoint.
+            _external: Return an absolute URL.
+            _anchor: A fragment to append.
+            _method: Pick the rule that accepts this method.
+            _request: The request to take the root path and host from;
+                the current request by default.
+            **values: Placeholder values and query arguments.
+        """
+        request = _request if _request is not None else request_var.get(None)
+        root_path = request.root_path if request is not None else ""
+        base_url = None
+        if _external:
+            if request is None:
+                raise RuntimeError("an external URL needs a request for its host")
+            base_url = f"{request.scheme}://{request.host}"
+        if endpoint.startswith("."):
+            current = self._endpoint_of(request) if request is not None else ""
+            blueprint = current.rpartition(".")[0]
+            # Outside a blueprint, ".view" names the App's own view (as in Flask).
+            endpoint = blueprint + endpoint if blueprint else endpoint[1:]
+        return self.router.build(
+            endpoint,
+            values,
+            method=_method,
+            root_path=root_path,
+            anchor=_anchor,
+            base_url=base_url,
+        )
+
+    def _endpoint_of(self, request: Request) -> str:
+        """Return the endpoint a request is routed to, or "" when none is.
+
+        PERF: routing again here, for the rare relative ``url_for``, spares
+        every request a context variable for its endpoint.
+        """
+        try:
+            found = self.router.find(
+                request.path, request.method, websocket=request.scheme in WEBSOCKET_SCHEMES
+            )
+        except HTTPError:
+            return ""
+        return "" if found is None else found[0].endpoint

@@ -1,0 +1,341 @@
+"""The segment tree of a router and the compiler that turns it into Python source.
+
+A :class:`_Node` holds one level of the tree: its static children by text,
+its placeholder parts by weight, its path placeholders and the rules that
+end there. :class:`_Compiler` writes a tree as matching functions
+(:data:`_Step`) and ``exec``s them in a namespace of its own, which holds
+every converter, rule and table the source names, plus ``_NO_MATCH`` and
+``_MAX_DIGITS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sansio_http.routing._converters import _MAX_DIGITS, Converter, IntegerConverter, PathConverter
+from sansio_http.routing._rules import Match, Rule, _Part
+
+
+class _Node:
+    """One level of the segment tree."""
+
+    __slots__ = ("parts", "rules", "spans", "static")
+
+    def __init__(self) -> None:
+        self.static: dict[str, _Node] = {}
+        self.parts: list[tuple[_Part, _Node]] = []
+        self.spans: list[tuple[str, Converter, _Node]] = []
+        self.rules: list[Rule] = []
+
+
+#: A compiled node: ``(segments, index, count, method, websocket, allowed)`` in,
+#: the first rule that takes the request (and its values) out, or None. The
+#: methods of rules that match the path but not the method are appended to
+#: ``allowed``. A method of None takes any rule; one that no rule allows
+#: (``""``) only collects.
+_Step = Callable[[list[str], int, int, "str | None", bool, "list[frozenset[str]]"], "Match | None"]
+
+
+#: A compiled router: the static paths' rules by method, the functions of the
+#: root's children by first segment (where the root holds nothing else), and
+#: the root's function.
+_Compiled = tuple[dict[str, dict[str, Rule]], "dict[str, _Step] | None", _Step]
+
+
+class _Leaf:
+    """The rules that end at one node, indexed by method."""
+
+    __slots__ = ("allowed", "by_method", "first_http", "first_websocket", "rules")
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        self.rules = list(rules)
+        self.by_method: dict[str, Rule] = {}
+        allowed: set[str] = set()
+        self.first_http: Rule | None = None
+        self.first_websocket: Rule | None = None
+        for rule in self.rules:
+            if rule.websocket:
+                self.first_websocket = self.first_websocket or rule
+                continue
+            self.first_http = self.first_http or rule
+            allowed |= rule.allowed
+            for method in rule.allowed:
+                # The first rule added wins, as it did when rules were tried in order.
+                self.by_method.setdefault(method, rule)
+        self.allowed = frozenset(allowed)
+
+
+#: What a segment converter returns for a segment its placeholders do not fit.
+_NO_MATCH: Any = object()
+
+
+def _segment_converter(part: _Part) -> Callable[[str], Any]:
+    """Return a function from a segment to its value (or values), or ``_NO_MATCH``.
+
+    It raises ``ValueError`` where a converter's ``to_python`` does.
+    """
+    fullmatch = part.pattern.fullmatch
+    converters = part.converters
+    if len(converters) > 1:
+
+        def convert_many(segment: str) -> Any:
+            matched = fullmatch(segment)
+            if matched is None:
+                return _NO_MATCH
+            return [c.to_python(t) for c, t in zip(converters, matched.groups(), strict=True)]
+
+        return convert_many
+    converter = converters[0]
+    to_python = converter.to_python
+    if type(converter) is IntegerConverter and part.pattern.pattern == r"(\d+)":
+        # PERF: str.isdecimal() is true exactly where the regex \d+ matches
+        # (both test Unicode category Nd), and costs no regex call.
+        def convert_int(segment: str) -> Any:
+            return to_python(segment) if segment.isdecimal() else _NO_MATCH
+
+        return convert_int
+
+    def convert(segment: str) -> Any:
+        matched = fullmatch(segment)
+        return _NO_MATCH if matched is None else to_python(matched[1])
+
+    return convert
+
+
+def _plain_int(part: _Part) -> bool:
+    """Return whether a part is one ``<int:name>`` filling its segment, without options."""
+    if len(part.converters) != 1:
+        return False
+    converter = part.converters[0]
+    return (
+        type(converter) is IntegerConverter
+        and converter.min is None
+        and converter.max is None
+        and part.pattern.pattern == r"(\d+)"
+    )
+
+
+class _Compiler:
+    """Write the matching functions of a segment tree as Python source.
+
+    Each function takes what a :data:`_Step` takes and walks its subtree in
+    the order the tree promises: at a node, the static child, then the
+    placeholders by weight, then the path placeholders longest first; a
+    subtree that takes nothing falls through to the next candidate. A leaf
+    returns its rule with every placeholder value of the path, gathered in
+    local variables on the way down. Rule and segment texts enter the source
+    only through ``repr``, and converters only as names bound to them.
+
+    PERF: one function holds a whole subtree, so a match makes a call only
+    where a node has more static children than an ``if`` chain should test
+    (one dictionary lookup finds the child's function there), or where the
+    source would nest too deeply.
+    """
+
+    #: Static children tested by an if chain; more are found in a dictionary.
+    MAX_CHAIN = 4
+    #: Indentation levels (and loops) a function may reach before its
+    #: subtree goes into a function of its own: Python allows 100 (and 20).
+    MAX_DEPTH = 40
+    MAX_LOOPS = 10
+
+    def __init__(self) -> None:
+        self.namespace: dict[str, Any] = {"_NO_MATCH": _NO_MATCH, "_MAX_DIGITS": _MAX_DIGITS}
+        self.count = 0
+
+    def compile(self, node: _Node) -> _Step:
+        """Return the matching function of ``node``, entered at index ``i``."""
+        lines: list[str] = []
+        name = self._name("walk")
+        lines.append(f"def {name}(segments, i, count, method, websocket, allowed):")
+        self._node(lines, node, "i", 0, 1, 0, [])
+        lines.append("    return None")
+        exec(compile("\n".join(lines), f"<sansio_http.routing {name}>", "exec"), self.namespace)
+        step: _Step = self.namespace[name]
+        return step
+
+    def _name(self, prefix: str, value: Any = None) -> str:
+        self.count += 1
+        name = f"{prefix}{self.count}"
+        if value is not None:
+            self.namespace[name] = value
+        return name
+
+    @staticmethod
+    def _index(base: str, offset: int) -> str:
+        return base if offset == 0 else f"{base} + {offset}"
+
+    def _node(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        pad = "    " * depth
+        index = self._index(base, offset)
+        children = node.static or node.parts or node.spans
+        if node.rules:
+            lines.append(f"{pad}if count == {index}:")
+            self._leaf(lines, _Leaf(node.rules), depth + 1, values)
+            if children:
+                lines.append(f"{pad}else:")
+                self._children(lines, node, base, offset, depth + 1, loops, values)
+        elif children:
+            lines.append(f"{pad}if count != {index}:")
+            self._children(lines, node, base, offset, depth + 1, loops, values)
+        else:
+            lines.append(f"{pad}pass")
+
+    def _leaf(
+        self, lines: list[str], leaf: _Leaf, depth: int, values: list[tuple[str, str]]
+    ) -> None:
+        pad = "    " * depth
+        # PERF: the values as a plain dict where no rule of the leaf has
+        # defaults, as the router finds them when it compiles (the App keeps
+        # the values of static rules from their first match likewise).
+        merge = any(rule.defaults for rule in leaf.rules)
+
+        def answer(rule: str) -> str:
+            items = ", ".join(f"{name!r}: {value}" for name, value in values)
+            if not merge:
+                return f"return {rule}, {{{items}}}"
+            # Placeholders take precedence over the rule's defaults.
+            return f"return {rule}, {{**{rule}.defaults, {items}}}"
+
+        lines.append(f"{pad}if websocket:")
+        if leaf.first_websocket is not None:
+            lines.append(f"{pad}    {answer(self._name('rule', leaf.first_websocket))}")
+        else:
+            lines.append(f"{pad}    pass")
+        lines.append(f"{pad}elif method is None:")
+        if leaf.first_http is not None:
+            lines.append(f"{pad}    {answer(self._name('rule', leaf.first_http))}")
+            lines.append(f"{pad}else:")
+            rule = self._name("r")
+            lines.append(f"{pad}    {rule} = {self._name('methods', leaf.by_method)}.get(method)")
+            lines.append(f"{pad}    if {rule} is not None:")
+            lines.append(f"{pad}        {answer(rule)}")
+            lines.append(f"{pad}    allowed.append({self._name('allowed', leaf.allowed)})")
+        else:
+            lines.append(f"{pad}    pass")
+
+    def _children(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        pad = "    " * depth
+        index = self._index(base, offset)
+        segment = self._name("s")
+        lines.append(f"{pad}{segment} = segments[{index}]")
+        if 0 < len(node.static) <= self.MAX_CHAIN:
+            keyword = "if"
+            for text, child in node.static.items():
+                lines.append(f"{pad}{keyword} {segment} == {text!r}:")
+                self._below(lines, child, base, offset + 1, depth + 1, loops, values)
+                keyword = "elif"
+        elif node.static:
+            table = {text: self.compile(child) for text, child in node.static.items()}
+            step = self._name("step")
+            lines.append(f"{pad}{step} = {self._name('static', table)}.get({segment})")
+            lines.append(f"{pad}if {step} is not None:")
+            self._call(lines, step, self._index(base, offset + 1), depth + 1, values)
+        for part, child in node.parts:
+            value = self._name("v")
+            if _plain_int(part):
+                # PERF: str.isdecimal() is true exactly where the regex \d+
+                # matches (Unicode category Nd); IntegerConverter.to_python
+                # adds only the digit limit.
+                lines.append(f"{pad}if {segment}.isdecimal() and len({segment}) <= _MAX_DIGITS:")
+                lines.append(f"{pad}    {value} = int({segment})")
+            else:
+                convert = self._name("convert", _segment_converter(part))
+                lines.append(f"{pad}try:")
+                lines.append(f"{pad}    {value} = {convert}({segment})")
+                lines.append(f"{pad}except ValueError:")
+                lines.append(f"{pad}    {value} = _NO_MATCH")
+                lines.append(f"{pad}if {value} is not _NO_MATCH:")
+            if len(part.names) == 1:
+                found = [(part.names[0], value)]
+            else:
+                found = [(name, f"{value}[{k}]") for k, name in enumerate(part.names)]
+            self._below(lines, child, base, offset + 1, depth + 1, loops, values + found)
+        for name, converter, child in node.spans:
+            end, text, value = self._name("end"), self._name("text"), self._name("v")
+            inner = pad
+            path = type(converter) is PathConverter
+            if path:
+                # PERF: PathConverter.regex, "[^/].*?", checked without re: a
+                # first character other than "/", then no line feed.
+                lines.append(f"{pad}if {segment}:")
+                inner = pad + "    "
+            # PERF: where only rules end below the placeholder, only the
+            # longest text can match, so there is no loop.
+            leaf_only = not (child.static or child.parts or child.spans)
+            if leaf_only:
+                lines.append(f"{inner}{text} = '/'.join(segments[{index}:])")
+            else:
+                # Longest first: a path placeholder is greedy, as users expect.
+                lines.append(f"{inner}{end} = count + 1")
+                lines.append(f"{inner}while {end} > {index} + 1:")
+                inner += "    "
+                lines.append(f"{inner}{end} -= 1")
+                lines.append(f"{inner}{text} = '/'.join(segments[{index}:{end}])")
+            if path:
+                lines.append(f"{inner}if {text}.find('\\n', 1) == -1:")
+            else:
+                lines.append(f"{inner}if {self._name('matches', converter.match)}({text}):")
+            inner += "    "
+            if type(converter).to_python is Converter.to_python:
+                value = text  # the base class's to_python returns the text as it is
+            else:
+                to_python = self._name("to_python", converter.to_python)
+                lines.append(f"{inner}try:")
+                lines.append(f"{inner}    {value} = {to_python}({text})")
+                lines.append(f"{inner}except ValueError:")
+                lines.append(f"{inner}    {value} = _NO_MATCH")
+                lines.append(f"{inner}if {value} is not _NO_MATCH:")
+                inner += "    "
+            levels = len(inner) // 4
+            found = [*values, (name, value)]
+            if leaf_only:
+                self._leaf(lines, _Leaf(child.rules), levels, found)
+            else:
+                self._below(lines, child, end, 0, levels, loops + 1, found)
+
+    def _below(
+        self,
+        lines: list[str],
+        node: _Node,
+        base: str,
+        offset: int,
+        depth: int,
+        loops: int,
+        values: list[tuple[str, str]],
+    ) -> None:
+        if depth < self.MAX_DEPTH and loops < self.MAX_LOOPS:
+            self._node(lines, node, base, offset, depth, loops, values)
+            return
+        step = self._name("step", self.compile(node))
+        self._call(lines, step, self._index(base, offset), depth, values)
+
+    def _call(
+        self, lines: list[str], step: str, index: str, depth: int, values: list[tuple[str, str]]
+    ) -> None:
+        pad = "    " * depth
+        found = self._name("found")
+        lines.append(f"{pad}{found} = {step}(segments, {index}, count, method, websocket, allowed)")
+        lines.append(f"{pad}if {found} is not None:")
+        for name, value in values:
+            lines.append(f"{pad}    {found}[1][{name!r}] = {value}")
+        lines.append(f"{pad}    return {found}")

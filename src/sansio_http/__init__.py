@@ -35,9 +35,9 @@ from sansio_http.bodies._forms import FormDecoder as FormDecoder
 from sansio_http.bodies._forms import FormEventDecoder as FormEventDecoder
 from sansio_http.bodies._json import decode_json as decode_json
 from sansio_http.http._cookies import dump_cookie as dump_cookie
+from sansio_http.http._fields import HeaderValueError as HeaderValueError
 from sansio_http.http._headers import DeferredHeaders as DeferredHeaders
 from sansio_http.http._headers import Headers as Headers
-from sansio_http.http._headers import HeaderValueError as HeaderValueError
 from sansio_http.http._headers import MutableHeaders as MutableHeaders
 from sansio_http.http._multidict import ImmutableMultiDict as ImmutableMultiDict
 from sansio_http.http._multidict import MultiDict as MultiDict

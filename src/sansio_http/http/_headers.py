@@ -8,9 +8,17 @@ Parsing the meaning of individual header values belongs to ``sansio_http.http``.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, ClassVar, TypeAlias, TypeVar, overload
+
+from sansio_http.http._fields import (
+    HeaderValueError,
+    _checked_field,
+    _encode,
+    _lookup_key,
+    _not_text,
+    _text,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -24,12 +32,6 @@ __all__ = ["DeferredHeaders", "HeaderValueError", "Headers", "MutableHeaders"]
 
 _T = TypeVar("_T")
 
-# RFC 9110 §5.1: a field name is a token; §5.6.2 lists the token characters.
-_is_token = re.compile(rb"[!#$%&'*+\-.^_`|~0-9A-Za-z]+").fullmatch
-# RFC 9110 §5.5: CR, LF and NUL in a field value are "invalid and dangerous" (they split or
-# truncate the header block when it is written out).
-_has_forbidden = re.compile(rb"[\r\n\x00]").search
-
 # PERF: the first lookup on fresh headers scans the pairs, which is cheaper than building an
 # index when a view reads one field; from the second lookup on, an index from lower-case name
 # to first value is built and used. Measured on a 12-field browser request, one scan before
@@ -37,56 +39,6 @@ _has_forbidden = re.compile(rb"[\r\n\x00]").search
 _SCANS_BEFORE_INDEX = 1
 
 _MISSING: object = object()
-
-
-class HeaderValueError(ValueError):
-    """A header name or value that cannot be sent was given to ``MutableHeaders``."""
-
-
-def _not_text(name: object, what: str = "name") -> TypeError:
-    return TypeError(
-        f"a header {what} given by itself must be str, not {type(name).__name__} "
-        "(raw bytes pairs go to the constructor or extend())"
-    )
-
-
-def _lookup_key(name: str) -> bytes | None:
-    """Return the bytes a stored field name is compared with, or None if none can match."""
-    try:
-        # NOTE: bytes.lower() folds ASCII only, the same folding used for stored names.
-        return name.encode("latin-1").lower()
-    except UnicodeEncodeError:
-        return None
-    except AttributeError:
-        raise _not_text(name) from None
-
-
-def _encode(text: str | bytes, what: str) -> bytes:
-    if isinstance(text, bytes):
-        return text
-    if not isinstance(text, str):
-        raise TypeError(f"header {what} must be str or bytes, not {type(text).__name__}")
-    try:
-        return text.encode("latin-1")
-    except UnicodeEncodeError as exc:
-        raise HeaderValueError(f"header {what} {text!r} is not latin-1 text") from exc
-
-
-def _text(text: object, what: str = "name") -> str:
-    if isinstance(text, str):
-        return text
-    raise _not_text(text, what)
-
-
-def _checked_field(name: str | bytes, value: str | bytes) -> tuple[bytes, bytes]:
-    """Encode one field for sending, refusing what RFC 9110 forbids."""
-    raw_name = _encode(name, "name")
-    if _is_token(raw_name) is None:
-        raise HeaderValueError(f"header name {name!r} is not an RFC 9110 token")
-    raw_value = _encode(value, "value")
-    if _has_forbidden(raw_value) is not None:
-        raise HeaderValueError(f"header value {value!r} contains CR, LF or NUL")
-    return raw_name.lower(), raw_value
 
 
 def _pairs_of(

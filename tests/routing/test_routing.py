@@ -15,6 +15,7 @@ from sansio_http.routing import (
     AllowedMethods,
     AnyConverter,
     Converter,
+    PathConverter,
     RequestRedirect,
     Router,
     Rule,
@@ -308,8 +309,15 @@ def test_a_converter_refusing_a_segment_hands_over_to_the_next() -> None:
 
 
 def test_the_first_rule_added_wins_among_equals() -> None:
-    router = Router([Rule("/x/<int:a>", "first"), Rule("/x/<int:b>", "second")])
-    assert router.match("/x/1") == (router.rules[0], {"a": 1})
+    router = Router(
+        [
+            Rule("/x/<int:a>", "first", methods=["GET", "POST"]),
+            Rule("/x/<int:b>", "second", methods=["POST", "PUT"]),
+        ]
+    )
+    assert router.match("/x/1", "POST") == (router.rules[0], {"a": 1})
+    # The two share a branch of the tree, and each names the value its own way.
+    assert router.match("/x/1", "PUT") == (router.rules[1], {"b": 1})
 
 
 def test_a_path_placeholder_gives_back_segments_to_what_follows() -> None:
@@ -350,7 +358,7 @@ def test_an_int_placeholder_matches_what_its_regex_matches(text: str) -> None:
         return
     if re.fullmatch(r"\d+", text) and len(text) <= 4300:
         assert router.match("/" + text)[1] == {"id": int(text)}
-    elif re.fullmatch(r"[^/].*?", text):
+    elif re.fullmatch(PathConverter.regex, text):
         assert router.match("/" + text)[1] == {"p": text}
     else:
         with pytest.raises(NotFound):
@@ -361,7 +369,7 @@ def test_an_int_placeholder_matches_what_its_regex_matches(text: str) -> None:
 def test_a_path_placeholder_matches_what_its_regex_matches(parts: list[str]) -> None:
     text = "/".join(parts)
     router = Router([Rule("/f/<path:p>", "p")], redirect_slashes=False)
-    if re.fullmatch(r"[^/].*?", text):
+    if re.fullmatch(PathConverter.regex, text):
         assert router.match("/f/" + text)[1] == {"p": text}
     else:
         with pytest.raises(NotFound):

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from sansio_http.routing._rules import rule_methods
+
 __all__ = ["Blueprint", "ErrorKey"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -74,9 +76,17 @@ class _Scaffold:
         websocket: bool = False,
         defaults: Mapping[str, Any] | None = None,
     ) -> None:
-        """Register ``view`` for a URL rule (the undecorated ``route``)."""
+        """Register ``view`` for a URL rule (the undecorated ``route``).
+
+        Raises:
+            TypeError: ``methods`` is a string: write ``methods=["GET"]``.
+        """
+        listed = methods if methods is None or isinstance(methods, str) else list(methods)
+        # A Blueprint makes its rules when it is registered: methods="GET" (which
+        # would allow G, E and T) is refused here, where it is written.
+        rule_methods(listed, rule)
         options = {
-            "methods": list(methods) if methods is not None else None,
+            "methods": listed,
             "websocket": websocket,
             "defaults": dict(defaults or {}),
         }

@@ -9,7 +9,8 @@ the path and not the number of rules; a path made of static segments only is
 one lookup in all. Matching answers 404, 405 (with the allowed methods),
 204 to an OPTIONS request no rule takes (with the allowed methods) or a 308
 redirect to the same path with a trailing slash, as HTTP errors; building
-URLs (``url_for``) runs the converters the other way.
+URLs (``url_for``) runs the converters the other way, to percent-encoded
+URLs that stay on the host and that matching gives the same values back for.
 
 Everything here is pure: paths are the already percent-decoded text that
 ``Request.path`` holds. The floor sits on the messages (errors and

@@ -1,11 +1,13 @@
 """The segment tree of a router and the compiler that turns it into Python source.
 
 A :class:`_Node` holds one level of the tree: its static children by text,
-its placeholder parts by weight, its path placeholders and the rules that
-end there. :class:`_Compiler` writes a tree as matching functions
-(:data:`_Step`) and ``exec``s them in a namespace of its own, which holds
-every converter, rule and table the source names, plus ``_NO_MATCH`` and
-``_MAX_DIGITS``.
+its placeholder parts by weight, its parts that may span segments (path
+placeholders) by weight and the rules that end there. Equal parts share a
+branch whatever their placeholders are called: values are gathered by
+position and named by each rule at the end. :class:`_Compiler` writes a tree
+as matching functions (:data:`_Step`) and ``exec``s them in a namespace of
+its own, which holds every converter, rule and table the source names, plus
+``_NO_MATCH`` and ``_MAX_DIGITS``.
 """
 
 from __future__ import annotations
@@ -25,8 +27,32 @@ class _Node:
     def __init__(self) -> None:
         self.static: dict[str, _Node] = {}
         self.parts: list[tuple[_Part, _Node]] = []
-        self.spans: list[tuple[str, Converter, _Node]] = []
+        self.spans: list[tuple[_Part, _Node]] = []
         self.rules: list[Rule] = []
+
+    def find(self, key: str | _Part) -> _Node | None:
+        """Return the child for a segment's text or part, or None."""
+        if isinstance(key, str):
+            return self.static.get(key)
+        for part, child in self.spans if key.spans else self.parts:
+            if part.key == key.key:
+                return child
+        return None
+
+    def child(self, key: str | _Part) -> _Node:
+        """Return the child for a segment's text or part, added if need be."""
+        found = self.find(key)
+        if found is not None:
+            return found
+        child = _Node()
+        if isinstance(key, str):
+            self.static[key] = child
+        else:
+            siblings = self.spans if key.spans else self.parts
+            siblings.append((key, child))
+            # A stable sort: among equal weights, the first added is tried first.
+            siblings.sort(key=lambda item: item[0].weight)
+        return child
 
 
 #: A compiled node: ``(segments, index, count, method, websocket, allowed)`` in,
@@ -78,12 +104,13 @@ def _segment_converter(part: _Part) -> Callable[[str], Any]:
     fullmatch = part.pattern.fullmatch
     converters = part.converters
     if len(converters) > 1:
+        pairs = list(zip(converters, part.groups, strict=True))
 
         def convert_many(segment: str) -> Any:
             matched = fullmatch(segment)
             if matched is None:
                 return _NO_MATCH
-            return [c.to_python(t) for c, t in zip(converters, matched.groups(), strict=True)]
+            return [c.to_python(matched[group]) for c, group in pairs]
 
         return convert_many
     converter = converters[0]
@@ -120,12 +147,13 @@ class _Compiler:
     """Write the matching functions of a segment tree as Python source.
 
     Each function takes what a :data:`_Step` takes and walks its subtree in
-    the order the tree promises: at a node, the static child, then the
-    placeholders by weight, then the path placeholders longest first; a
-    subtree that takes nothing falls through to the next candidate. A leaf
-    returns its rule with every placeholder value of the path, gathered in
-    local variables on the way down. Rule and segment texts enter the source
-    only through ``repr``, and converters only as names bound to them.
+    the order the tree promises (the order the routing docs give): at a
+    node, the static child, then the parts by weight, then the parts that
+    span segments by weight; a subtree that takes nothing falls through to
+    the next candidate. A leaf returns its rule with every placeholder value
+    of the path, gathered by position in local variables on the way down
+    and named by the rule. Rule and segment texts enter the source only
+    through ``repr``, and converters only as names bound to them.
 
     PERF: one function holds a whole subtree, so a match makes a call only
     where a node has more static children than an ``if`` chain should test
@@ -144,12 +172,19 @@ class _Compiler:
         self.namespace: dict[str, Any] = {"_NO_MATCH": _NO_MATCH, "_MAX_DIGITS": _MAX_DIGITS}
         self.count = 0
 
-    def compile(self, node: _Node) -> _Step:
-        """Return the matching function of ``node``, entered at index ``i``."""
+    def compile(self, node: _Node, outer: int = 0) -> _Step:
+        """Return the matching function of ``node``, entered at index ``i``.
+
+        Args:
+            node: The subtree.
+            outer: How many values the callers gathered above ``node``; the
+                function names only the values it gathers itself, and each
+                caller adds its own (see :meth:`_call`).
+        """
         lines: list[str] = []
         name = self._name("walk")
         lines.append(f"def {name}(segments, i, count, method, websocket, allowed):")
-        self._node(lines, node, "i", 0, 1, 0, [])
+        self._node(lines, node, "i", 0, 1, 0, [None] * outer)
         lines.append("    return None")
         exec(compile("\n".join(lines), f"<sansio_http.routing {name}>", "exec"), self.namespace)
         step: _Step = self.namespace[name]
@@ -174,7 +209,7 @@ class _Compiler:
         offset: int,
         depth: int,
         loops: int,
-        values: list[tuple[str, str]],
+        values: list[str | None],
     ) -> None:
         pad = "    " * depth
         index = self._index(base, offset)
@@ -191,38 +226,49 @@ class _Compiler:
         else:
             lines.append(f"{pad}pass")
 
-    def _leaf(
-        self, lines: list[str], leaf: _Leaf, depth: int, values: list[tuple[str, str]]
-    ) -> None:
+    def _leaf(self, lines: list[str], leaf: _Leaf, depth: int, values: list[str | None]) -> None:
         pad = "    " * depth
         # PERF: the values as a plain dict where no rule of the leaf has
         # defaults, as the router finds them when it compiles (the App keeps
         # the values of static rules from their first match likewise).
         merge = any(rule.defaults for rule in leaf.rules)
 
-        def answer(rule: str) -> str:
-            items = ", ".join(f"{name!r}: {value}" for name, value in values)
+        def answer(expression: str, rule: Rule) -> str:
+            # Values that a caller gathered (None here) are added by the caller.
+            items = ", ".join(
+                f"{name!r}: {value}"
+                for name, value in zip(rule.names, values, strict=True)
+                if value is not None
+            )
             if not merge:
-                return f"return {rule}, {{{items}}}"
+                return f"return {expression}, {{{items}}}"
             # Placeholders take precedence over the rule's defaults.
-            return f"return {rule}, {{**{rule}.defaults, {items}}}"
+            return f"return {expression}, {{**{expression}.defaults, {items}}}"
 
         lines.append(f"{pad}if websocket:")
         if leaf.first_websocket is not None:
-            lines.append(f"{pad}    {answer(self._name('rule', leaf.first_websocket))}")
+            name = self._name("rule", leaf.first_websocket)
+            lines.append(f"{pad}    {answer(name, leaf.first_websocket)}")
         else:
             lines.append(f"{pad}    pass")
         lines.append(f"{pad}elif method is None:")
-        if leaf.first_http is not None:
-            lines.append(f"{pad}    {answer(self._name('rule', leaf.first_http))}")
-            lines.append(f"{pad}else:")
-            rule = self._name("r")
-            lines.append(f"{pad}    {rule} = {self._name('methods', leaf.by_method)}.get(method)")
-            lines.append(f"{pad}    if {rule} is not None:")
-            lines.append(f"{pad}        {answer(rule)}")
-            lines.append(f"{pad}    allowed.append({self._name('allowed', leaf.allowed)})")
-        else:
+        if leaf.first_http is None:
             lines.append(f"{pad}    pass")
+            return
+        lines.append(f"{pad}    {answer(self._name('rule', leaf.first_http), leaf.first_http)}")
+        lines.append(f"{pad}else:")
+        found = self._name("r")
+        lines.append(f"{pad}    {found} = {self._name('methods', leaf.by_method)}.get(method)")
+        lines.append(f"{pad}    if {found} is not None:")
+        rules = list({id(rule): rule for rule in leaf.by_method.values()}.values())
+        if len({rule.names for rule in rules}) == 1:
+            lines.append(f"{pad}        {answer(found, rules[0])}")
+        else:
+            # Rules of one branch may call their placeholders differently.
+            for rule in rules:
+                lines.append(f"{pad}        if {found} is {self._name('rule', rule)}:")
+                lines.append(f"{pad}            {answer(found, rule)}")
+        lines.append(f"{pad}    allowed.append({self._name('allowed', leaf.allowed)})")
 
     def _children(
         self,
@@ -232,7 +278,7 @@ class _Compiler:
         offset: int,
         depth: int,
         loops: int,
-        values: list[tuple[str, str]],
+        values: list[str | None],
     ) -> None:
         pad = "    " * depth
         index = self._index(base, offset)
@@ -245,7 +291,7 @@ class _Compiler:
                 self._below(lines, child, base, offset + 1, depth + 1, loops, values)
                 keyword = "elif"
         elif node.static:
-            table = {text: self.compile(child) for text, child in node.static.items()}
+            table = {text: self.compile(child, len(values)) for text, child in node.static.items()}
             step = self._name("step")
             lines.append(f"{pad}{step} = {self._name('static', table)}.get({segment})")
             lines.append(f"{pad}if {step} is not None:")
@@ -265,53 +311,90 @@ class _Compiler:
                 lines.append(f"{pad}except ValueError:")
                 lines.append(f"{pad}    {value} = _NO_MATCH")
                 lines.append(f"{pad}if {value} is not _NO_MATCH:")
-            if len(part.names) == 1:
-                found = [(part.names[0], value)]
-            else:
-                found = [(name, f"{value}[{k}]") for k, name in enumerate(part.names)]
+            found: list[str | None] = [value] if len(part.converters) == 1 else _items(value, part)
             self._below(lines, child, base, offset + 1, depth + 1, loops, values + found)
-        for name, converter, child in node.spans:
-            end, text, value = self._name("end"), self._name("text"), self._name("v")
-            inner = pad
-            path = type(converter) is PathConverter
-            if path:
-                # PERF: PathConverter.regex, "[^/].*?", checked without re: a
-                # first character other than "/", then no line feed.
-                lines.append(f"{pad}if {segment}:")
-                inner = pad + "    "
-            # PERF: where only rules end below the placeholder, only the
-            # longest text can match, so there is no loop.
-            leaf_only = not (child.static or child.parts or child.spans)
-            if leaf_only:
-                lines.append(f"{inner}{text} = '/'.join(segments[{index}:])")
-            else:
-                # Longest first: a path placeholder is greedy, as users expect.
-                lines.append(f"{inner}{end} = count + 1")
-                lines.append(f"{inner}while {end} > {index} + 1:")
-                inner += "    "
-                lines.append(f"{inner}{end} -= 1")
-                lines.append(f"{inner}{text} = '/'.join(segments[{index}:{end}])")
-            if path:
-                lines.append(f"{inner}if {text}.find('\\n', 1) == -1:")
-            else:
-                lines.append(f"{inner}if {self._name('matches', converter.match)}({text}):")
-            inner += "    "
-            if type(converter).to_python is Converter.to_python:
-                value = text  # the base class's to_python returns the text as it is
-            else:
-                to_python = self._name("to_python", converter.to_python)
-                lines.append(f"{inner}try:")
-                lines.append(f"{inner}    {value} = {to_python}({text})")
-                lines.append(f"{inner}except ValueError:")
-                lines.append(f"{inner}    {value} = _NO_MATCH")
-                lines.append(f"{inner}if {value} is not _NO_MATCH:")
-                inner += "    "
-            levels = len(inner) // 4
-            found = [*values, (name, value)]
-            if leaf_only:
-                self._leaf(lines, _Leaf(child.rules), levels, found)
-            else:
-                self._below(lines, child, end, 0, levels, loops + 1, found)
+        for part, child in node.spans:
+            self._span(lines, part, child, index, segment, depth, loops, values)
+
+    def _span(
+        self,
+        lines: list[str],
+        part: _Part,
+        child: _Node,
+        index: str,
+        segment: str,
+        depth: int,
+        loops: int,
+        values: list[str | None],
+    ) -> None:
+        """Write the candidates of a part that may take segments from ``index`` on.
+
+        ``segment`` names the variable that holds ``segments[index]``.
+
+        NOTE: the documented order compares candidates segment by segment. A
+        literal segment or a one-segment placeholder after the part wins over
+        the part taking that segment too, so those come first, the part
+        shortest first; then the part taking the rest of the path; then
+        another path placeholder after it, the part longest first (a path
+        placeholder keeps a segment rather than hand it on to the next).
+        """
+        pad = "    " * depth
+        if child.static or child.parts:
+            head = _Node()
+            head.static, head.parts = child.static, child.parts
+            end = self._name("end")
+            lines.append(f"{pad}{end} = {index} + 1")
+            lines.append(f"{pad}while {end} < count:")
+            inner, found = self._span_value(lines, part, segment, f"{index}:{end}", depth + 1)
+            self._below(lines, head, end, 0, inner, loops + 1, values + found)
+            lines.append(f"{pad}    {end} += 1")
+        if child.rules:
+            # PERF: the part taking the rest of the path needs no loop.
+            inner, found = self._span_value(lines, part, segment, f"{index}:", depth)
+            self._leaf(lines, _Leaf(child.rules), inner, values + found)
+        if child.spans:
+            tail = _Node()
+            tail.spans = child.spans
+            end = self._name("end")
+            lines.append(f"{pad}{end} = count")
+            lines.append(f"{pad}while {end} > {index} + 1:")
+            lines.append(f"{pad}    {end} -= 1")
+            inner, found = self._span_value(lines, part, segment, f"{index}:{end}", depth + 1)
+            self._below(lines, tail, end, 0, inner, loops + 1, values + found)
+
+    def _span_value(
+        self, lines: list[str], part: _Part, first: str, span: str, depth: int
+    ) -> tuple[int, list[str | None]]:
+        """Write the test of a spanning part on the segments ``segments[span]``.
+
+        ``first`` names the variable holding the first of them.
+
+        Returns:
+            The depth inside the test, and the expressions of its values.
+        """
+        pad = "    " * depth
+        text = self._name("text")
+        converter = part.converters[0]
+        if part.whole and type(converter) is PathConverter:
+            # PERF: PathConverter.regex, "[^/].*?", checked without re: a first
+            # segment that is not empty (the text starts with no slash), then no
+            # line feed after the first character.
+            lines.append(f"{pad}if {first}:")
+            lines.append(f"{pad}    {text} = '/'.join(segments[{span}])")
+            lines.append(f"{pad}    if {text}.find('\\n', 1) == -1:")
+            return depth + 2, [text]
+        lines.append(f"{pad}{text} = '/'.join(segments[{span}])")
+        if part.whole and type(converter).to_python is Converter.to_python:
+            # The base class's to_python returns the text as it is.
+            lines.append(f"{pad}if {self._name('matches', converter.match)}({text}):")
+            return depth + 1, [text]
+        value, convert = self._name("v"), self._name("convert", _segment_converter(part))
+        lines.append(f"{pad}try:")
+        lines.append(f"{pad}    {value} = {convert}({text})")
+        lines.append(f"{pad}except ValueError:")
+        lines.append(f"{pad}    {value} = _NO_MATCH")
+        lines.append(f"{pad}if {value} is not _NO_MATCH:")
+        return depth + 1, [value] if len(part.converters) == 1 else _items(value, part)
 
     def _below(
         self,
@@ -321,21 +404,28 @@ class _Compiler:
         offset: int,
         depth: int,
         loops: int,
-        values: list[tuple[str, str]],
+        values: list[str | None],
     ) -> None:
         if depth < self.MAX_DEPTH and loops < self.MAX_LOOPS:
             self._node(lines, node, base, offset, depth, loops, values)
             return
-        step = self._name("step", self.compile(node))
+        step = self._name("step", self.compile(node, len(values)))
         self._call(lines, step, self._index(base, offset), depth, values)
 
     def _call(
-        self, lines: list[str], step: str, index: str, depth: int, values: list[tuple[str, str]]
+        self, lines: list[str], step: str, index: str, depth: int, values: list[str | None]
     ) -> None:
         pad = "    " * depth
         found = self._name("found")
         lines.append(f"{pad}{found} = {step}(segments, {index}, count, method, websocket, allowed)")
         lines.append(f"{pad}if {found} is not None:")
-        for name, value in values:
-            lines.append(f"{pad}    {found}[1][{name!r}] = {value}")
+        for position, value in enumerate(values):
+            if value is not None:
+                name = f"{found}[0].names[{position}]"
+                lines.append(f"{pad}    {found}[1][{name}] = {value}")
         lines.append(f"{pad}    return {found}")
+
+
+def _items(value: str, part: _Part) -> list[str | None]:
+    """Return the expressions of the values of a part with several placeholders."""
+    return [f"{value}[{k}]" for k in range(len(part.converters))]

@@ -4,6 +4,10 @@ A :class:`Converter` says what text one placeholder may hold (``regex``),
 turns that text into a value (``to_python``) and a value back into URL text
 (``to_url``). :data:`DEFAULT_CONVERTERS` names the built-in ones as rules
 spell them: ``string``, ``int``, ``float``, ``path``, ``uuid`` and ``any``.
+
+A value's URL text is what ``match()`` gives back: it is encoded as the
+literal text of a rule is, to RFC 3986 ``pchar`` form (``segment_text``), and
+a number is written so that its converter's regex takes it.
 """
 
 from __future__ import annotations
@@ -12,11 +16,13 @@ import math
 import re
 import uuid
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from decimal import Decimal
+from typing import Any, ClassVar, Final
 from urllib.parse import quote
 
 __all__ = [
     "DEFAULT_CONVERTERS",
+    "SEGMENT_SAFE",
     "AnyConverter",
     "Converter",
     "FloatConverter",
@@ -24,7 +30,26 @@ __all__ = [
     "PathConverter",
     "StringConverter",
     "UUIDConverter",
+    "segment_text",
 ]
+
+#: RFC 3986 §3.3: a path segment keeps pchar (unreserved, sub-delims, ":" and "@") as it is;
+#: ``quote`` always keeps the unreserved characters.
+SEGMENT_SAFE: Final = "!$&'()*+,;=:@"
+
+
+def segment_text(text: str, safe: str = SEGMENT_SAFE) -> str:
+    r"""Percent-encode decoded text for one path segment (RFC 3986 §2.1, §3.3).
+
+    Everything outside ``pchar`` is encoded as its UTF-8 bytes, ``/``, ``\``
+    and ``%`` among them, so that the text decodes back to itself.
+
+    Args:
+        text: The decoded text.
+        safe: The characters kept as they are; ``SEGMENT_SAFE`` plus ``/``
+            for text that spans segments.
+    """
+    return quote(text, safe=safe)
 
 
 class Converter:
@@ -58,8 +83,15 @@ class Converter:
         return text
 
     def to_url(self, value: Any) -> str:
-        """Return the URL text of a value, percent-encoded."""
-        return quote(str(value), safe="")
+        """Return the URL text of a value, percent-encoded.
+
+        The text of ``str(value)`` is encoded to RFC 3986 ``pchar`` form, a
+        ``/`` among the rest: ``Request.path`` is decoded, so a value holding
+        a slash does not come back to a placeholder that refuses slashes. An
+        override should encode likewise; :meth:`Router.build` encodes what
+        it leaves that a path may not hold, a ``%`` aside.
+        """
+        return segment_text(str(value))
 
 
 class StringConverter(Converter):
@@ -98,12 +130,12 @@ class IntegerConverter(Converter):
 
     def __init__(self, *args: str) -> None:
         options = dict(arg.split("=", 1) for arg in args)
-        signed = options.pop("signed", "false").lower() == "true"
+        self.signed = options.pop("signed", "false").lower() == "true"
         self.min = int(options.pop("min")) if "min" in options else None
         self.max = int(options.pop("max")) if "max" in options else None
         if options:
             raise TypeError(f"unknown int converter options: {sorted(options)}")
-        if signed:
+        if self.signed:
             self.regex = r"-?\d+"
         super().__init__()
 
@@ -119,8 +151,20 @@ class IntegerConverter(Converter):
         return value
 
     def to_url(self, value: Any) -> str:
-        """Return the decimal text of an integer."""
-        return str(int(value))
+        """Return the decimal text of an integer.
+
+        Raises:
+            ValueError: The converter would not match the text back: a
+                negative number where it is not signed, or one out of bounds.
+        """
+        number = int(value)
+        if number < 0 and not self.signed:
+            raise ValueError(f"{number} is negative; write <int(signed=true):name> to allow it")
+        if (self.min is not None and number < self.min) or (
+            self.max is not None and number > self.max
+        ):
+            raise ValueError(f"{number} is out of the bounds of its placeholder")
+        return str(number)
 
 
 class FloatConverter(Converter):
@@ -137,20 +181,42 @@ class FloatConverter(Converter):
         return value
 
     def to_url(self, value: Any) -> str:
-        """Return the decimal text of a number."""
-        return repr(float(value))
+        r"""Return the decimal text of a number, without an exponent.
+
+        ``repr`` gives the shortest text that reads back as the same float;
+        written out in positional notation, it still does, and the regex
+        ``\d+\.\d+`` takes it (``1e-05`` becomes ``0.00001``).
+
+        Raises:
+            ValueError: The number is negative, infinite or NaN, which the
+                converter never matches.
+        """
+        number = float(value)
+        if not math.isfinite(number) or number < 0:
+            raise ValueError(f"{number!r} is not a finite non-negative number")
+        # abs() turns -0.0 into 0.0, which compares equal to it.
+        text = format(Decimal(repr(abs(number))), "f")
+        return text if "." in text else text + ".0"
 
 
 class PathConverter(Converter):
-    """Text that may hold slashes: ``<path:rest>``."""
+    """Text that may hold slashes: ``<path:rest>``.
+
+    It takes text that does not start with a slash and holds no line feed:
+    ``/files//etc`` is not matched by ``/files/<path:p>``, so a value is never
+    an absolute path. A value that starts with a slash still builds a URL on
+    the same host (:meth:`Router.build` writes the slash as ``%2F``), which
+    this placeholder then does not match. Map a value onto a directory with
+    :func:`~sansio_http.safe_join`, never with ``os.path.join``.
+    """
 
     regex = r"[^/].*?"
     weight = 200
     spans_segments = True
 
     def to_url(self, value: Any) -> str:
-        """Return the path, keeping its slashes."""
-        return quote(str(value), safe="/")
+        """Return the path, encoded to RFC 3986 form, keeping its slashes."""
+        return segment_text(str(value), SEGMENT_SAFE + "/")
 
 
 class UUIDConverter(Converter):
@@ -180,7 +246,7 @@ class AnyConverter(Converter):
         """Return the word, which must be one of the items."""
         if str(value) not in self.items:
             raise ValueError(f"{value!r} is not one of {sorted(self.items)}")
-        return quote(str(value), safe="")
+        return segment_text(str(value))
 
 
 DEFAULT_CONVERTERS: Mapping[str, type[Converter]] = {

@@ -10,17 +10,29 @@ sits on top of them all.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
 from urllib.parse import quote, urlencode
 
 from sansio_http.messages._errors import MethodNotAllowed, NotFound
 from sansio_http.routing._answers import AllowedMethods, RequestRedirect
 from sansio_http.routing._compiler import _Compiled, _Compiler, _Leaf, _Node, _Step
-from sansio_http.routing._converters import DEFAULT_CONVERTERS, Converter
+from sansio_http.routing._converters import (
+    DEFAULT_CONVERTERS,
+    SEGMENT_SAFE,
+    Converter,
+    segment_text,
+)
 from sansio_http.routing._rules import _PLACEHOLDER, Match, Rule, _Part
 
 __all__ = ["Router"]
+
+#: What a built path keeps as it is: RFC 3986 pchar and "/" (§3.3), and "%",
+#: which starts the escapes a converter wrote.
+_BUILT_SAFE: Final = SEGMENT_SAFE + "/%"
+
+#: A rule's URL as build() writes it: encoded literal text, and placeholders.
+_Template = list["str | tuple[str, Converter]"]
 
 
 class Router:
@@ -44,65 +56,93 @@ class Router:
         self.converters: dict[str, type[Converter]] = {**DEFAULT_CONVERTERS, **(converters or {})}
         self.redirect_slashes = redirect_slashes
         self._root = _Node()
-        self._by_endpoint: dict[str, list[Rule]] = {}
+        self._by_endpoint: dict[str, list[tuple[Rule, _Template]]] = {}
         self.rules: list[Rule] = []
         self._compiled_matcher: _Compiled | None = None
         for rule in rules:
             self.add(rule)
 
     def add(self, rule: Rule) -> Rule:
-        """Add a rule; return it."""
+        """Add a rule; return it.
+
+        Raises:
+            ValueError: The rule names an unknown converter, or it could never
+                match: a rule added before has the same path (whatever its
+                placeholders are called), the same websocket flag and every
+                method it allows.
+        """
+        converters: dict[str, Converter] = {}
+        keys: list[str | _Part] = []
+        template: _Template = []
+        for segment in rule.rule[1:].split("/"):
+            keys.append(self._key(segment, rule, converters))
+            template.extend(_template(segment, converters))
+        self._refuse_repeats(rule, keys)
         node = self._root
-        segments = rule.rule[1:].split("/")
-        for index, segment in enumerate(segments):
-            node = self._insert(node, segment, rule, last=index == len(segments) - 1)
+        for key in keys:
+            node = node.child(key)
         node.rules.append(rule)
+        rule.converters = converters
         self.rules.append(rule)
         self._compiled_matcher = None
-        self._by_endpoint.setdefault(rule.endpoint, []).append(rule)
+        self._by_endpoint.setdefault(rule.endpoint, []).append((rule, template))
         return rule
 
-    def _insert(self, node: _Node, segment: str, rule: Rule, *, last: bool) -> _Node:
+    def _refuse_repeats(self, rule: Rule, keys: list[str | _Part]) -> None:
+        """Refuse a rule that the rules of its leaf would always answer for."""
+        node: _Node | None = self._root
+        for key in keys:
+            node = node.find(key) if node is not None else None
+        if node is None:
+            return
+        same = [other for other in node.rules if other.websocket == rule.websocket]
+        taken = frozenset().union(*(other.allowed for other in same))
+        if same and (rule.websocket or rule.allowed <= taken):
+            raise ValueError(
+                f"rule {rule.rule!r} (endpoint {rule.endpoint!r}) repeats {same[0].rule!r} "
+                f"(endpoint {same[0].endpoint!r}): it could never match; give it another "
+                "path or methods that no rule of that path takes"
+            )
+
+    def _key(self, segment: str, rule: Rule, converters: dict[str, Converter]) -> str | _Part:
+        """Return a segment's text, or its part where it holds placeholders."""
         pieces = list(_PLACEHOLDER.finditer(segment))
         if not pieces:
-            return node.static.setdefault(segment, _Node())
-        converters = [self._converter(m) for m in pieces]
-        names = [m["name"] for m in pieces]
-        for name, converter in zip(names, converters, strict=True):
-            if name in rule.converters:
-                raise ValueError(f"placeholder {name!r} appears twice in {rule.rule!r}")
-            rule.converters[name] = converter
-        if len(pieces) == 1 and pieces[0].group(0) == segment and converters[0].spans_segments:
-            for existing_name, existing, child in node.spans:
-                if existing_name == names[0] and type(existing) is type(converters[0]):
-                    return child
-            child = _Node()
-            node.spans.append((names[0], converters[0], child))
-            return child
-        regex, pos = [], 0
-        for match, converter in zip(pieces, converters, strict=True):
-            regex.append(re.escape(segment[pos : match.start()]))
+            return segment
+        regex, specs, found, groups = [], [], [], []
+        position, group = 0, 1
+        for match in pieces:
+            spec, converter = self._converter(match, rule)
+            converters[match["name"]] = converter
+            specs.append(spec)
+            found.append(converter)
+            regex.append(re.escape(segment[position : match.start()]))
             regex.append(f"({converter.regex})")
-            pos = match.end()
-        regex.append(re.escape(segment[pos:]))
+            groups.append(group)
+            group += 1 + re.compile(converter.regex).groups
+            position = match.end()
+        regex.append(re.escape(segment[position:]))
         source = "".join(regex)
-        for part, child in node.parts:
-            if part.pattern.pattern == source and part.names == names:
-                return child
-        weight = min(c.weight for c in converters) - (len(segment) - sum(len(m[0]) for m in pieces))
-        child = _Node()
-        node.parts.append((_Part(re.compile(source), names, converters, weight), child))
-        node.parts.sort(key=lambda item: item[0].weight)
-        return child
+        literal = len(segment) - sum(len(match[0]) for match in pieces)
+        return _Part(
+            pattern=re.compile(source),
+            converters=found,
+            groups=tuple(groups),
+            key=(source, *specs),
+            weight=min(c.weight for c in found) - literal,
+            spans=any(c.spans_segments for c in found),
+            whole=len(pieces) == 1 and pieces[0][0] == segment,
+        )
 
-    def _converter(self, match: re.Match[str]) -> Converter:
+    def _converter(self, match: re.Match[str], rule: Rule) -> tuple[Any, Converter]:
+        """Return a placeholder's converter, and what equal converters share."""
         name = match["converter"] or "default"
         try:
             cls = self.converters[name]
         except KeyError:
-            raise ValueError(f"unknown converter {name!r}") from None
-        args = [a.strip() for a in (match["args"] or "").split(",") if a.strip()]
-        return cls(*args)
+            raise ValueError(f"unknown converter {name!r} in rule {rule.rule!r}") from None
+        args = tuple(a.strip() for a in (match["args"] or "").split(",") if a.strip())
+        return (cls, args), cls(*args)
 
     def _compiled(self) -> _Compiled:
         # Rules may be added at any time (an App adds them as views are
@@ -144,7 +184,9 @@ class Router:
                 error carries the allowed methods, OPTIONS among them.
             AllowedMethods: The method is OPTIONS, which no rule of the path
                 takes: the 204 that answers it, with the allowed methods.
-            RequestRedirect: Only the path with a trailing slash matches.
+            RequestRedirect: Only the path with a trailing slash matches; or
+                the path matches rules of other methods only, and the path
+                with a slash a rule of this one (OPTIONS aside).
         """
         found = self.find(path, method, websocket=websocket)
         if found is None:
@@ -193,16 +235,49 @@ class Router:
         found = step(segments, start, len(segments), method, websocket, allowed)
         if found is not None:
             return found
+        if allowed or self.redirect_slashes:
+            self._refuse(path, method, websocket, (step, start, segments), allowed)
+        return None
+
+    def _refuse(
+        self,
+        path: str,
+        method: str,
+        websocket: bool,
+        walked: tuple[_Step, int, list[str]],
+        allowed: list[frozenset[str]],
+    ) -> None:
+        """Raise the answer to a path no rule of the method takes, if it is not a 404.
+
+        Args:
+            path: The request path.
+            method: The request method.
+            websocket: Whether the request is a websocket handshake.
+            walked: The step that walked the path, its first index and the
+                path's segments.
+            allowed: The methods of the rules that match the path.
+        """
+        step, start, segments = walked
+        slashed = self.redirect_slashes and not path.endswith("/")
         if allowed:
+            if (
+                slashed
+                and method != "OPTIONS"
+                and step([*segments, ""], start, len(segments) + 1, method, websocket, [])
+                is not None
+            ):
+                # NOTE: the path has rules of other methods, and the path with a
+                # slash one of this method: the 308 leads to an answer, where a
+                # 405 would list methods of a resource the client did not mean.
+                raise RequestRedirect(path + "/")
             methods = sorted(set().union(*allowed, ("OPTIONS",)))
             if method == "OPTIONS":
                 raise AllowedMethods(methods)
             raise MethodNotAllowed(allowed=methods)
-        if self.redirect_slashes and not path.endswith("/"):
+        if slashed:
             segments.append("")
             if step(segments, start, len(segments), None, websocket, allowed) is not None:
                 raise RequestRedirect(path + "/")
-        return None
 
     def allowed_methods(self, path: str) -> set[str]:
         """Return the methods some rule accepts for ``path`` (for OPTIONS)."""
@@ -223,31 +298,54 @@ class Router:
         anchor: str | None = None,
         base_url: str | None = None,
     ) -> str:
-        """Return the URL of an endpoint with the given placeholder values.
+        r"""Return the URL of an endpoint with the given placeholder values.
 
-        Values that no placeholder takes become the query string.
+        Values that no placeholder takes become the query string. Literal
+        text and values are percent-encoded to RFC 3986 form (§2.1, §3.3),
+        so that ``match()`` of the decoded path gives the values back, save a
+        ``/`` in a value whose placeholder holds no slashes.
+
+        SECURITY: the result stays on this host (unless ``base_url`` names
+        one): it never starts with ``//`` or ``/\``, which browsers read as
+        the start of another host, whatever the values; ``{"p":
+        "/evil.example"}`` for ``/<path:p>`` gives ``/%2Fevil.example``, which
+        is matched as ``//evil.example`` and gives ``p`` back.
 
         Args:
             endpoint: The rule's endpoint.
             values: Placeholder values, and query arguments.
             method: Prefer a rule that accepts this method.
-            root_path: The prefix the application is mounted under.
+            root_path: The decoded path the application is mounted under, as
+                ``Request.root_path`` holds it; it is encoded like the rest.
             anchor: A fragment to append.
             base_url: ``scheme://host`` for an absolute URL.
 
         Raises:
             LookupError: No rule of that endpoint fits the values.
+            ValueError: A converter refuses a value, such as a negative
+                number or a float that is not finite.
         """
         values = {k: v for k, v in (values or {}).items() if v is not None}
-        for rule in self._by_endpoint.get(endpoint, ()):
+        for rule, template in self._by_endpoint.get(endpoint, ()):
             if method is not None and method.upper() not in rule.allowed:
                 continue
             if not rule.arguments <= set(values) | set(rule.defaults):
                 continue
             if any(k in values and values[k] != v for k, v in rule.defaults.items()):
                 continue
-            path = _PLACEHOLDER.sub(_builder(rule, values), rule.rule)
-            url = root_path.rstrip("/") + path
+            texts: list[str] = []
+            for piece in template:
+                if isinstance(piece, str):
+                    texts.append(piece)
+                    continue
+                name, converter = piece
+                text = converter.to_url(values[name] if name in values else rule.defaults[name])
+                # SECURITY: a converter of the application's own may write raw
+                # text. What a path may not hold is encoded here ("%" aside,
+                # which starts the escapes it wrote), so no tab, line feed or
+                # backslash reaches a browser, which would drop or read it as "/".
+                texts.append(quote(text, safe=_BUILT_SAFE))
+            url = _local_path(root_path, "".join(texts))
             extra = [
                 (k, v)
                 for k, v in values.items()
@@ -261,12 +359,32 @@ class Router:
         raise LookupError(f"no rule for endpoint {endpoint!r} with arguments {sorted(values)}")
 
 
-def _builder(rule: Rule, values: Mapping[str, Any]) -> Callable[[re.Match[str]], str]:
-    def replace(match: re.Match[str]) -> str:
-        name = match["name"]
-        return rule.converters[name].to_url(values.get(name, rule.defaults.get(name)))
+def _template(segment: str, converters: Mapping[str, Converter]) -> _Template:
+    """Return what a segment adds to its rule's template, its leading slash first."""
+    template: _Template = []
+    text, position = "/", 0
+    for match in _PLACEHOLDER.finditer(segment):
+        # RFC 3986 §2.1: a rule's literal text is encoded as values are.
+        template.append(text + segment_text(segment[position : match.start()]))
+        template.append((match["name"], converters[match["name"]]))
+        text, position = "", match.end()
+    template.append(text + segment_text(segment[position:]))
+    return template
 
-    return replace
+
+def _local_path(root_path: str, path: str) -> str:
+    r"""Return the root path, encoded, and a built path: a path on this host.
+
+    SECURITY: a reference that starts with ``//`` names a host (RFC 3986
+    §4.2), and browsers read ``\`` as ``/`` there (the WHATWG URL Standard).
+    No backslash survives the encoding, and a second slash at the start is
+    written ``%2F``, which ``Request.path`` decodes back to the same text.
+    """
+    root = segment_text(root_path.rstrip("/"), SEGMENT_SAFE + "/")
+    if root and root[0] != "/":
+        root = "/" + root
+    url = root + path
+    return "/%2F" + url[2:] if url[:2] == "//" else url
 
 
 def _flatten(pairs: list[tuple[str, Any]]) -> list[tuple[str, str]]:

@@ -3,7 +3,8 @@
 A :class:`Rule` reads like ``/users/<int:id>/files/<path:rest>``; the router
 splits it into segments and fills in its converters as it adds it. A segment
 that holds placeholders is kept as a :class:`_Part`, one regex over the whole
-segment. :data:`Match` is what matching a path answers: a rule and its values.
+segment (over the segments it takes, where a path placeholder lets it span
+several). :data:`Match` is what matching a path answers: a rule and its values.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 
 from sansio_http.routing._converters import Converter
 
-__all__ = ["Match", "Rule"]
+__all__ = ["Match", "Rule", "rule_methods"]
 
 _PLACEHOLDER = re.compile(
     r"<(?:(?P<converter>[a-zA-Z_][a-zA-Z0-9_]*)(?:\((?P<args>[^)]*)\))?:)?"
@@ -25,12 +26,30 @@ _PLACEHOLDER = re.compile(
 
 @dataclass
 class _Part:
-    """A placeholder-bearing segment: a regex over the whole segment."""
+    """A segment holding placeholders: one regex over its text.
+
+    Attributes:
+        pattern: The regex over the segment's text, a group per placeholder.
+        converters: The converters of its placeholders, in order.
+        groups: The group of each converter in ``pattern`` (a converter's
+            regex may hold groups of its own).
+        key: What equal parts share a branch of the tree by: the regex and
+            the converters' names and arguments, not the placeholder names.
+        weight: The order among the parts of a node, lowest first: the
+            lowest converter weight less the literal characters beside the
+            placeholders.
+        spans: Whether a placeholder may hold slashes, so that the part
+            takes one segment or more.
+        whole: Whether one placeholder fills the segment.
+    """
 
     pattern: re.Pattern[str]
-    names: list[str]
     converters: list[Converter]
+    groups: tuple[int, ...]
+    key: tuple[Any, ...]
     weight: int
+    spans: bool
+    whole: bool
 
 
 @dataclass
@@ -41,10 +60,19 @@ class Rule:
         rule: The pattern, starting with ``/``; placeholders are
             ``<converter(args):name>`` with ``string`` as the default.
         endpoint: The name :meth:`Router.build` finds the rule by.
-        methods: The methods it accepts; ``None`` means GET. HEAD comes
-            with GET (RFC 9110 §9.3.2).
+        methods: The methods it accepts, such as ``["GET", "POST"]``;
+            ``None`` means GET. HEAD comes with GET (RFC 9110 §9.3.2).
         websocket: Whether the rule matches websocket requests only.
         defaults: Values passed to the view that the URL does not carry.
+
+    Attributes:
+        names: The placeholder names, in the order of the rule.
+
+    Raises:
+        ValueError: The rule does not start with ``/``, a ``<`` or ``>``
+            belongs to no placeholder, or a name appears twice.
+        TypeError: ``methods`` is a string (``methods="GET"`` would allow
+            G, E and T) or holds something other than strings.
     """
 
     rule: str
@@ -54,19 +82,59 @@ class Rule:
     defaults: Mapping[str, Any] = field(default_factory=dict)
     converters: dict[str, Converter] = field(init=False, default_factory=dict, repr=False)
     allowed: frozenset[str] = field(init=False, default=frozenset(), repr=False)
+    names: tuple[str, ...] = field(init=False, default=(), repr=False)
 
     def __post_init__(self) -> None:
         if not self.rule.startswith("/"):
             raise ValueError(f"a rule starts with '/': {self.rule!r}")
-        methods = {m.upper() for m in (self.methods or ("GET",))}
-        if "GET" in methods:
-            methods.add("HEAD")
-        self.allowed = frozenset(methods)
+        self.allowed = rule_methods(self.methods, self.rule)
+        names: list[str] = []
+        for segment in self.rule.split("/"):
+            # A placeholder never holds a slash, so each segment is read alone.
+            if "<" in segment or ">" in segment:
+                stray = _PLACEHOLDER.sub("", segment)
+                if "<" in stray or ">" in stray:
+                    raise ValueError(
+                        f"malformed placeholder in rule {self.rule!r}: write <name> or "
+                        "<converter:name>, with a name such as user_id"
+                    )
+            for match in _PLACEHOLDER.finditer(segment):
+                name = match["name"]
+                if name in names:
+                    raise ValueError(f"placeholder {name!r} appears twice in {self.rule!r}")
+                names.append(name)
+        self.names = tuple(names)
 
     @property
     def arguments(self) -> frozenset[str]:
         """The placeholder names of the rule."""
         return frozenset(self.converters)
+
+
+def rule_methods(methods: Iterable[str] | None, rule: str) -> frozenset[str]:
+    """Return the methods a rule allows: upper-cased, HEAD beside GET.
+
+    Args:
+        methods: The rule's methods; ``None`` means GET.
+        rule: The rule, for the error messages.
+
+    Raises:
+        TypeError: ``methods`` is a string, or holds something other than strings.
+    """
+    if isinstance(methods, str):
+        # A string is an iterable of one-letter methods: "GET" would allow G, E and T.
+        raise TypeError(
+            f"methods of rule {rule!r} is a list of names, not a string: "
+            f"write methods=[{methods!r}]"
+        )
+    allowed = set()
+    for method in methods or ("GET",):
+        if not isinstance(method, str):
+            raise TypeError(f"methods of rule {rule!r} are strings, not {method!r}")
+        allowed.add(method.upper())
+    if "GET" in allowed:
+        allowed.add("HEAD")
+    return frozenset(allowed)
 
 
 #: What a match answers: the rule and its placeholder values.

@@ -1,0 +1,111 @@
+"""Rules that are refused where they are written: methods as a string, malformed
+placeholders, and rules that repeat another."""
+
+from __future__ import annotations
+
+import pytest
+
+from sansio_http.app import App, Blueprint
+from sansio_http.routing import Router, Rule
+
+
+def view() -> str:
+    return "ok"
+
+
+def test_methods_as_a_string_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"methods=\['GET'\]"):
+        Rule("/", "index", methods="GET")
+
+
+def test_methods_hold_strings() -> None:
+    with pytest.raises(TypeError, match="strings"):
+        Rule("/", "index", methods=[b"GET"])  # type: ignore[list-item]
+
+
+def test_methods_as_a_list_of_one() -> None:
+    assert Rule("/", "index", methods=["get"]).allowed == {"GET", "HEAD"}
+
+
+def test_the_app_refuses_methods_as_a_string_when_the_view_is_registered() -> None:
+    app = App()
+    with pytest.raises(TypeError, match=r"methods=\['POST'\]"):
+        app.route("/", methods="POST")(view)
+    with pytest.raises(TypeError, match=r"methods=\['POST'\]"):
+        app.add_route("/", view, methods="POST")
+    assert app.router.rules == []
+
+
+def test_a_blueprint_refuses_methods_as_a_string_before_it_is_registered() -> None:
+    blueprint = Blueprint("shop")
+    with pytest.raises(TypeError, match=r"methods=\['GET'\]"):
+        blueprint.add_route("/", view, methods="GET")
+
+
+def test_the_app_takes_methods_from_any_iterable() -> None:
+    app = App()
+    app.add_route("/", view, methods=(m for m in ["POST", "PUT"]))
+    assert app.router.rules[0].allowed == {"POST", "PUT"}
+
+
+@pytest.mark.parametrize(
+    "rule",
+    ["/<int:id", "/users/<>", "/a>b", "/<int:>", "/<1st>", "/<any(a/b):x>", "/x<y"],
+)
+def test_a_malformed_placeholder_is_refused_naming_the_rule(rule: str) -> None:
+    with pytest.raises(ValueError, match="malformed placeholder in rule") as info:
+        Router([Rule(rule, "x")])
+    assert repr(rule) in str(info.value)
+
+
+def test_an_unknown_converter_is_refused_naming_the_rule() -> None:
+    with pytest.raises(ValueError, match=r"unknown converter 'bogus' in rule '/<bogus:a>'"):
+        Router([Rule("/<bogus:a>", "x")])
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (Rule("/x", "a"), Rule("/x", "b")),
+        (Rule("/x/<int:a>", "a"), Rule("/x/<int:b>", "b")),
+        (Rule("/x", "a", methods=["GET", "POST"]), Rule("/x", "b", methods=["POST"])),
+        (Rule("/x", "a"), Rule("/x", "b", methods=["HEAD"])),
+        (Rule("/ws", "a", websocket=True), Rule("/ws", "b", websocket=True)),
+    ],
+)
+def test_a_rule_that_could_never_match_is_refused(first: Rule, second: Rule) -> None:
+    router = Router([first])
+    with pytest.raises(ValueError, match="could never match") as info:
+        router.add(second)
+    assert repr(second.rule) in str(info.value)
+    # Nothing of the refused rule was kept.
+    assert router.rules == [first]
+    with pytest.raises(LookupError):
+        router.build("b")
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        Rule("/x", "b", methods=["POST"]),
+        Rule("/x", "b", methods=["GET", "POST"]),
+        Rule("/x", "b", websocket=True),
+        Rule("/x/", "b"),
+        Rule("/<x>", "b"),
+    ],
+)
+def test_a_rule_that_adds_a_method_or_a_path_is_taken(second: Rule) -> None:
+    router = Router([Rule("/x", "a")])
+    router.add(second)
+    assert router.rules[-1] is second
+
+
+def test_the_app_refuses_a_repeated_rule_when_it_is_registered() -> None:
+    app = App()
+    app.get("/x")(view)
+
+    def other() -> str:
+        return "other"
+
+    with pytest.raises(ValueError, match="could never match"):
+        app.get("/x")(other)

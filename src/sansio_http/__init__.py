@@ -46,6 +46,7 @@ from sansio_http.http._status import reason_phrase as reason_phrase
 from sansio_http.http._urlencoded import parse_urlencoded as parse_urlencoded
 from sansio_http.messages._errors import BadGateway as BadGateway
 from sansio_http.messages._errors import BadRequest as BadRequest
+from sansio_http.messages._errors import BadRequestKeyError as BadRequestKeyError
 from sansio_http.messages._errors import ClientDisconnected as ClientDisconnected
 from sansio_http.messages._errors import Conflict as Conflict
 from sansio_http.messages._errors import ExpectationFailed as ExpectationFailed
@@ -85,10 +86,10 @@ from sansio_http.messages._files import guess_content_type as guess_content_type
 from sansio_http.messages._files import safe_join as safe_join
 from sansio_http.messages._head import HeadLimits as HeadLimits
 from sansio_http.messages._head import check_head as check_head
+from sansio_http.messages._json_response import JSONResponse as JSONResponse
 from sansio_http.messages._proxy import ProxyPolicy as ProxyPolicy
 from sansio_http.messages._redirect import redirect as redirect
 from sansio_http.messages._request import Request as Request
-from sansio_http.messages._response import JSONResponse as JSONResponse
 from sansio_http.messages._response import Response as Response
 from sansio_http.messages._response import make_conditional as make_conditional
 from sansio_http.messages._state import State as State
@@ -109,6 +110,7 @@ __all__ = [
     "AppConfig",
     "BadGateway",
     "BadRequest",
+    "BadRequestKeyError",
     "Blueprint",
     "BodyRequest",
     "CORSMiddleware",

@@ -144,7 +144,9 @@ def test_plain_accept_wildcard() -> None:
         ("en-US,en;q=0.5", ["de", "en-GB"], "en-GB"),
         ("en-US,en;q=0.5", ["en-GB", "en-US"], "en-US"),
         ("en-US,en;q=0.5", ["en"], "en"),
-        ("en-US", ["en"], None),
+        # RFC 4647 §3.4 lookup: "en-US" falls back to "en", never to a sibling.
+        ("en-US", ["en"], "en"),
+        ("en-US", ["en-GB"], None),
         ("EN", ["en-us"], "en-us"),
         ("fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5", ["ja", "de"], "de"),
         ("fr-CH, fr;q=0.9, en;q=0.8, de;q=0.7, *;q=0.5", ["ja"], "ja"),

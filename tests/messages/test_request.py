@@ -667,7 +667,7 @@ CODE_BLOCK_RE = re.compile(r"^\.\. code-block:: python\n\n((?:    .*\n|\n)+)", r
 
 def test_the_guide_examples_run() -> None:
     blocks = CODE_BLOCK_RE.findall(GUIDE.read_text(encoding="utf-8"))
-    assert len(blocks) == 5
+    assert len(blocks) == 7
     namespace: dict[str, Any] = {}
     for block in blocks:
         exec("\n".join(line[4:] for line in block.splitlines()), namespace)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeAlias
+from typing import TYPE_CHECKING, NamedTuple, Protocol, TypeAlias, TypeVar
 
+from sansio_http.http._headers import Headers
 from sansio_http.http._multidict import ImmutableMultiDict
+from sansio_http.messages._errors import BadRequestKeyError
 
 if TYPE_CHECKING:
     from types import TracebackType
@@ -200,6 +202,16 @@ class UploadedFile:
         content_type: The part's Content-Type header, or None if absent.
         size: The size in bytes.
         stream: The spool file holding the bytes.
+
+    Args:
+        name: The form field name.
+        filename: The file name as sent.
+        content_type: The part's Content-Type header, or None if absent.
+        headers: The part's header fields: a :class:`~sansio_http.Headers`, kept as
+            it is, or text pairs or a mapping of text as a multipart parser decodes
+            them from UTF-8, which :attr:`headers` encodes back to the bytes sent.
+        stream: The spool file holding the bytes, positioned at its start.
+        size: The size in bytes.
     """
 
     __slots__ = ("_headers", "_pairs", "content_type", "filename", "name", "size", "stream")
@@ -209,24 +221,50 @@ class UploadedFile:
         name: str,
         filename: str,
         content_type: str | None,
-        headers: Iterable[tuple[str, str]],
+        headers: Headers | Mapping[str, str] | Iterable[tuple[str, str]],
         stream: SpoolFile,
         size: int,
     ) -> None:
         self.name = name
         self.filename = filename
         self.content_type = content_type
-        self._pairs = headers
-        self._headers: ImmutableMultiDict[str, str] | None = None
+        self._pairs: Mapping[str, str] | Iterable[tuple[str, str]] = ()
+        self._headers: Headers | None = None
+        if isinstance(headers, Headers):
+            self._headers = headers
+        else:
+            self._pairs = headers
         self.stream = stream
         self.size = size
 
     @property
-    def headers(self) -> ImmutableMultiDict[str, str]:
-        """The part's headers, names lower-cased (built on first use)."""
-        if self._headers is None:
-            self._headers = ImmutableMultiDict(self._pairs)
-        return self._headers
+    def headers(self) -> Headers:
+        """The part's header fields, read-only, names compared case-insensitively.
+
+        A :class:`~sansio_http.Headers` like a request's: ``headers["Content-Type"]``
+        and ``headers.get("content-type")`` find the same field. As in any
+        ``Headers``, values read as latin-1 text of the bytes sent and ``raw()``
+        gives those bytes: part headers travel in UTF-8 (RFC 7578 §5.1), so a
+        non-ASCII value reads as ``value.encode("latin-1").decode()`` shows it.
+        :attr:`filename` holds the file name already decoded. Built on first use.
+        """
+        headers = self._headers
+        if headers is None:
+            pairs = self._pairs
+            items = pairs.items() if isinstance(pairs, Mapping) else pairs
+            # NOTE: a multipart parser hands over text it decoded from UTF-8; encoding it
+            # back gives the bytes sent, which Headers keeps (surrogateescape restores any
+            # byte that a lenient decoding kept that way).
+            headers = self._headers = Headers(
+                [
+                    (
+                        name.encode("utf-8", "surrogateescape"),
+                        value.encode("utf-8", "surrogateescape"),
+                    )
+                    for name, value in items
+                ]
+            )
+        return headers
 
     @property
     def mimetype(self) -> str:
@@ -294,16 +332,52 @@ class UploadedFile:
         )
 
 
-class FormData(NamedTuple):
+V = TypeVar("V")
+
+
+class _FormMultiDict(ImmutableMultiDict[str, V]):
+    """The fields or files of a decoded form, where an absent key is a 400."""
+
+    __slots__ = ()
+
+    # NOTE: a view that indexes a field the client left out gets an error that is both a
+    # KeyError and a 400, so it answers 400 naming the key, as Flask does, not 500.
+    key_error = BadRequestKeyError
+
+
+def _as_form(data: ImmutableMultiDict[str, V]) -> ImmutableMultiDict[str, V]:
+    """Return ``data`` as a form multidict: a read-only one shares its lists, no copy."""
+    return data if isinstance(data, _FormMultiDict) else _FormMultiDict(data)
+
+
+class _FormParts(NamedTuple):
+    form: ImmutableMultiDict[str, str]
+    files: ImmutableMultiDict[str, UploadedFile]
+
+
+class FormData(_FormParts):
     """A decoded form: its text fields and its uploaded files.
 
     Unpacks as ``form, files = data``. ``form`` holds the text fields and
     ``files`` the :class:`UploadedFile` objects, each name's values in body
     order. The events keep the order across names.
+
+    Both are read-only multidicts in which ``form[name]`` and ``files[name]``
+    raise :class:`~sansio_http.BadRequestKeyError` for a name the body lacks:
+    a ``KeyError`` that is also a 400 error, so a view that lets it escape
+    answers 400 naming the field, not 500. ``get()`` and ``in`` never raise.
+
+    Args:
+        form: The text fields; any multidict, which a form's own replaces.
+        files: The uploaded files, likewise.
     """
 
-    form: ImmutableMultiDict[str, str]
-    files: ImmutableMultiDict[str, UploadedFile]
+    __slots__ = ()
+
+    def __new__(
+        cls, form: ImmutableMultiDict[str, str], files: ImmutableMultiDict[str, UploadedFile]
+    ) -> Self:
+        return super().__new__(cls, _as_form(form), _as_form(files))
 
     def close(self) -> None:
         """Close every uploaded file."""

@@ -14,9 +14,13 @@ from typing import TYPE_CHECKING, ClassVar, TypeAlias, TypeVar, overload
 from sansio_http.http._fields import (
     HeaderValueError,
     _checked_field,
-    _encode,
+    _checked_pair,
+    _encoded_pair,
+    _field_iterator,
     _lookup_key,
+    _not_pair,
     _not_text,
+    _pair,
     _text,
 )
 
@@ -44,12 +48,29 @@ _MISSING: object = object()
 def _pairs_of(
     raw: Iterable[tuple[bytes, bytes]] | Iterable[tuple[str, str]] | Mapping[str, str] | Headers,
 ) -> Iterable[tuple[str | bytes, str | bytes]]:
-    """Return the fields of any accepted input as pairs of str or bytes."""
+    """Return the fields of any accepted input, each meant as a pair of str or bytes."""
+    if type(raw) is list:  # PERF: the usual input, before any isinstance() against an ABC
+        return raw
     if isinstance(raw, Headers):
         return raw._raw
     if isinstance(raw, Mapping):
         return raw.items()
-    return raw
+    return _field_iterator(raw)
+
+
+def _checked_fields(
+    raw: Iterable[tuple[bytes, bytes]] | Iterable[tuple[str, str]] | Mapping[str, str] | Headers,
+) -> list[tuple[bytes, bytes]]:
+    """Check and encode the fields of any accepted input for sending."""
+    if type(raw) is not list and isinstance(raw, Mapping):
+        # A mapping's items are pairs by construction.
+        return [_checked_field(name, value) for name, value in raw.items()]
+    # PERF: a tuple of two, the usual shape, is checked inline; any other shape goes through
+    # _checked_pair, which refuses what is no pair (a two-character str, say).
+    return [
+        _checked_field(*f) if type(f) is tuple and len(f) == 2 else _checked_pair(f)
+        for f in _pairs_of(raw)
+    ]
 
 
 class Headers:
@@ -67,11 +88,19 @@ class Headers:
     takes text, and raises ``TypeError`` for anything else, ``bytes`` included (``in``
     is simply false).
 
+    Values are never converted: ``None``, a number or a list where text belongs is a
+    ``TypeError`` naming the field and what was given, at the call that gave it (pass
+    ``str(value)`` to send a number). Raw ``bytes`` pairs, the form ASGI servers hand over,
+    are kept as given without a look at each one, so that wrapping them stays free.
+
     Args:
         raw: The header fields, in order; ``None`` for none.
 
     Raises:
         HeaderValueError: A text name or value is not latin-1 text.
+        TypeError: ``raw`` is not a mapping or an iterable of ``(name, value)`` pairs
+            (a ``str`` is refused), or a text pair holds a name or value that is not
+            ``str``.
 
     Example:
         >>> headers = Headers([(b"accept", b"text/html"), (b"Accept", b"*/*")])
@@ -107,9 +136,13 @@ class Headers:
         self._lowered = False
         # PERF: the ASGI case first, with no isinstance() against an ABC; the names are lower
         # case per the ASGI spec, but lookups fold case anyway so other callers are safe.
-        if type(raw) is list and (not raw or type(raw[0][0]) is bytes):
-            self._raw = raw
-            return
+        if type(raw) is list:
+            try:
+                if not raw or type(raw[0][0]) is bytes:
+                    self._raw = raw
+                    return
+            except (TypeError, LookupError):
+                raise _not_pair(raw[0]) from None
         if raw is None:
             self._raw = ()
             return
@@ -121,11 +154,15 @@ class Headers:
             return
         if isinstance(raw, Mapping):
             items: Sequence[tuple[str | bytes, str | bytes]] = list(raw.items())
-        elif isinstance(raw, tuple):
+        elif isinstance(raw, (list, tuple)):
             items = raw
         else:
-            items = list(raw)
-        if not items or isinstance(items[0][0], bytes):
+            items = list(_field_iterator(raw))
+        first: tuple[object, object] | None = items[0] if items else None
+        if first is not None and (type(first) is not tuple or len(first) != 2):
+            first = _pair(first)  # PERF: only off the usual shape, refusing what is no pair
+        if first is None or isinstance(first[0], bytes):
+            # NOTE: bytes pairs, as ASGI servers hand them over, are kept as given, unchecked.
             self._raw = items  # type: ignore[assignment]
             return
         try:
@@ -134,11 +171,10 @@ class Headers:
                 (name.encode("latin-1").lower(), value.encode("latin-1"))  # type: ignore[union-attr]
                 for name, value in items
             ]
-        except (UnicodeEncodeError, AttributeError):
-            # Not latin-1 text, or bytes mixed in: redo it pair by pair for a precise error.
-            self._raw = [
-                (_encode(name, "name").lower(), _encode(value, "value")) for name, value in items
-            ]
+        except (UnicodeEncodeError, AttributeError, TypeError, ValueError):
+            # Not latin-1 text, bytes mixed in, or not a pair: redo it pair by pair for a
+            # precise error.
+            self._raw = [_encoded_pair(field) for field in items]
         self._lowered = True
 
     @classmethod
@@ -382,6 +418,8 @@ class MutableHeaders(Headers):
 
     Raises:
         HeaderValueError: A name or value cannot be sent.
+        TypeError: ``raw`` is not a mapping or an iterable of ``(name, value)`` pairs, or a
+            name or value is neither ``str`` nor ``bytes`` (``None``, an ``int``, a list).
 
     Example:
         >>> headers = MutableHeaders({"Content-Type": "text/plain"})
@@ -410,7 +448,7 @@ class MutableHeaders(Headers):
         elif isinstance(raw, MutableHeaders):
             fields = list(raw._fields)  # already checked
         else:
-            fields = [_checked_field(n, v) for n, v in _pairs_of(raw)]
+            fields = _checked_fields(raw)
         self._raw = self._fields = fields
 
     def _changed(self) -> None:
@@ -421,8 +459,12 @@ class MutableHeaders(Headers):
         """Replace every field ``name`` with one field holding ``value``.
 
         The new field takes the place of the first existing one, or goes last.
+
+        Raises:
+            HeaderValueError: The name or value cannot be sent.
+            TypeError: The name or value is not ``str``.
         """
-        key, data = _checked_field(_text(name), _text(value, "value"))
+        key, data = _checked_field(_text(name), _text(value, "value", name))
         fields = self._fields
         for position, (field, _) in enumerate(fields):
             if field == key:
@@ -444,7 +486,7 @@ class MutableHeaders(Headers):
             HeaderValueError: The name or value cannot be sent.
             TypeError: The name or value is not ``str``.
         """
-        self._fields.append(_checked_field(_text(name), _text(value, "value")))
+        self._fields.append(_checked_field(_text(name), _text(value, "value", name)))
         self._changed()
 
     def setdefault(self, name: str, default: str) -> str:
@@ -452,6 +494,7 @@ class MutableHeaders(Headers):
 
         Raises:
             HeaderValueError: ``default`` had to be added and cannot be sent.
+            TypeError: ``default`` had to be added and is not ``str``.
         """
         value = self.get(name)
         if value is None:
@@ -520,8 +563,10 @@ class MutableHeaders(Headers):
 
         Raises:
             HeaderValueError: A name or value cannot be sent; no field is added then.
+            TypeError: ``fields`` is not fields, or a name or value is neither ``str`` nor
+                ``bytes``; no field is added then.
         """
-        checked = [_checked_field(n, v) for n, v in _pairs_of(fields)]
+        checked = _checked_fields(fields)
         self._fields.extend(checked)
         self._changed()
 
@@ -541,8 +586,10 @@ class MutableHeaders(Headers):
 
         Raises:
             HeaderValueError: A name or value cannot be sent; nothing is changed then.
+            TypeError: ``fields`` is not fields, or a name or value is neither ``str`` nor
+                ``bytes``; nothing is changed then.
         """
-        checked = [_checked_field(n, v) for n, v in _pairs_of(fields)]
+        checked = _checked_fields(fields)
         names = {key for key, _ in checked}
         own = self._fields
         # Each replaced name keeps the position of its first existing field.

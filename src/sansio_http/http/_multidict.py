@@ -8,7 +8,7 @@ the values of each key in the order they came.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
 
 if TYPE_CHECKING:
     from typing_extensions import Self
@@ -28,6 +28,11 @@ class _MultiDictBase(Generic[K, V]):
 
     __slots__ = ("_data",)
 
+    #: What ``md[key]`` raises for an absent key, called with the key: ``KeyError``
+    #: here. A subclass may name a ``KeyError`` subclass that says more, as the
+    #: request's query arguments and forms do with a 400 error.
+    key_error: ClassVar[type[KeyError]] = KeyError
+
     # Invariant: every list holds at least one value.
     _data: dict[K, list[V]]
 
@@ -36,6 +41,11 @@ class _MultiDictBase(Generic[K, V]):
     ) -> None:
         lists: dict[K, list[V]] = {}
         if isinstance(data, _MultiDictBase):
+            if isinstance(data, ImmutableMultiDict) and isinstance(self, ImmutableMultiDict):
+                # PERF: neither can change, so they share their lists; a subclass that only
+                # changes the error of a missing key (a request's form) costs no copy.
+                self._data = data._data
+                return
             lists = {key: list(values) for key, values in data._data.items()}
         elif isinstance(data, Mapping):
             lists = {key: [value] for key, value in data.items()}
@@ -49,7 +59,10 @@ class _MultiDictBase(Generic[K, V]):
         self._data = lists
 
     def __getitem__(self, key: K) -> V:
-        return self._data[key][0]
+        try:
+            return self._data[key][0]
+        except KeyError:
+            raise self.key_error(key) from None
 
     @overload
     def get(self, key: K) -> V | None: ...
@@ -162,10 +175,12 @@ class _MultiDictBase(Generic[K, V]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.items(multi=True)!r})"
+        # A private subclass (the one a request uses) shows the public class it extends.
+        cls = next(c for c in type(self).__mro__ if not c.__name__.startswith("_"))
+        return f"{cls.__name__}({self.items(multi=True)!r})"
 
     def copy(self) -> Self:
-        """Return a copy that shares no list with this one."""
+        """Return a copy of the same class; changing a mutable copy never changes this one."""
         return type(self)(self)
 
 
@@ -175,6 +190,12 @@ class ImmutableMultiDict(_MultiDictBase[K, V]):
     Built from a mapping (one value per key), another multidict, or ``(key, value)`` pairs,
     whose repeated keys gather their values in order. ``md[key]`` and ``get`` give the first
     value, ``getlist`` all of them; ``len()`` counts distinct keys.
+
+    An absent key makes ``md[key]`` raise :attr:`key_error`, a ``KeyError``. The
+    multidicts of a request (``Request.args``, ``cookies`` and the decoded form and files)
+    raise :class:`~sansio_http.BadRequestKeyError` instead, a ``KeyError`` that is also a
+    400 error, so a view that indexes a field the client left out answers 400, not 500.
+    ``get()`` and ``in`` never raise.
 
     Args:
         data: The initial contents; ``None`` for none.
@@ -211,7 +232,8 @@ class MultiDict(_MultiDictBase[K, V]):
         self._data[key] = [value]
 
     def __delitem__(self, key: K) -> None:
-        del self._data[key]
+        if self._data.pop(key, None) is None:
+            raise self.key_error(key)
 
     def add(self, key: K, value: V) -> None:
         """Append ``value`` to the values of ``key``."""
@@ -249,13 +271,13 @@ class MultiDict(_MultiDictBase[K, V]):
             default: What to return when the key is absent.
 
         Raises:
-            KeyError: The key is absent and no default was given.
+            KeyError: The key is absent and no default was given (:attr:`key_error`).
         """
         values = self._data.pop(key, None)
         if values is not None:
             return values[0]
         if default is _MISSING:
-            raise KeyError(key)
+            raise self.key_error(key)
         return default
 
     def poplist(self, key: K) -> list[V]:

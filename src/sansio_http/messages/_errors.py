@@ -26,6 +26,7 @@ from sansio_http.messages._response import Response
 __all__ = [
     "BadGateway",
     "BadRequest",
+    "BadRequestKeyError",
     "ClientDisconnected",
     "Conflict",
     "ExpectationFailed",
@@ -202,6 +203,48 @@ class ClientDisconnected(BadRequest):
     """400: the request body ended before its declared Content-Length."""
 
     description = "The request body ended before its declared length."
+
+
+class BadRequestKeyError(BadRequest, KeyError):
+    """400: a view asked for a query argument, form field or cookie the client left out.
+
+    ``request.args[key]``, ``request.cookies[key]`` and the decoded form and files raise it
+    for an absent key. As a ``KeyError``, it is caught wherever one is, and its ``args``
+    hold the key; as a :class:`BadRequest`, one that escapes a view answers 400 with the
+    key named, not 500. Error handlers registered for 400 or :class:`BadRequest` come
+    before those for ``KeyError`` or ``LookupError``, since the HTTP side comes first in
+    its method resolution order.
+
+    Args:
+        key: The key that was looked up.
+        detail: Text for the client; by default it names the key.
+        headers: Extra headers for the error response.
+
+    Example:
+        >>> error = BadRequestKeyError("page")
+        >>> error.key, error.args, error.detail
+        ('page', ('page',), "The request has no value for 'page'.")
+    """
+
+    description = "The request lacks a value the server needs."
+
+    def __init__(
+        self,
+        key: object,
+        detail: str | None = None,
+        *,
+        headers: Mapping[str, str] | None = None,
+    ):
+        # SECURITY: the key is what the application looked up, not what the client sent,
+        # and the error page escapes it; naming it tells the client what to add.
+        super().__init__(
+            f"The request has no value for {key!r}." if detail is None else detail,
+            headers=headers,
+        )
+        #: The key that was looked up.
+        self.key = key
+        # As for any KeyError, args hold the key (HTTPError keeps the detail there).
+        self.args = (key,)
 
 
 class Unauthorized(HTTPError):

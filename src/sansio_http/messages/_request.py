@@ -50,7 +50,7 @@ from sansio_http.http._hosts import (
 from sansio_http.http._multidict import ImmutableMultiDict
 from sansio_http.http._urlencoded import parse_urlencoded
 from sansio_http.http._urls import quote_path, quote_query
-from sansio_http.messages._errors import BadRequest, UntrustedHost
+from sansio_http.messages._errors import BadRequest, BadRequestKeyError, UntrustedHost
 from sansio_http.messages._length import parse_content_length
 from sansio_http.messages._state import State
 
@@ -81,6 +81,16 @@ class _cached(functools.cached_property[T]):
         value = self.func(instance)
         instance.__dict__[self.attrname] = value  # type: ignore[index]
         return value
+
+
+class _RequestMultiDict(ImmutableMultiDict[str, str]):
+    """The query arguments or cookies of a request, where an absent key is a 400."""
+
+    __slots__ = ()
+
+    # NOTE: a view that indexes a field the client left out gets an error that is both a
+    # KeyError and a 400, so it answers 400 naming the key, as Flask does, not 500.
+    key_error = BadRequestKeyError
 
 
 R = TypeVar("R")
@@ -368,8 +378,12 @@ class Request:
 
     @_cached
     def args(self) -> ImmutableMultiDict[str, str]:
-        """The query string's parameters, in order, with repeated keys kept."""
-        return ImmutableMultiDict(parse_urlencoded(self.query_string))
+        """The query string's parameters, in order, with repeated keys kept.
+
+        ``args[key]`` raises :class:`~sansio_http.BadRequestKeyError` (a ``KeyError``
+        and a 400) for a key the query string lacks; ``get()`` and ``in`` never raise.
+        """
+        return _RequestMultiDict(parse_urlencoded(self.query_string))
 
     # -- the connection -----------------------------------------------------
 
@@ -511,11 +525,15 @@ class Request:
 
     @_cached
     def cookies(self) -> ImmutableMultiDict[str, str]:
-        """The cookies the client sent, in order, with repeated names kept."""
+        """The cookies the client sent, in order, with repeated names kept.
+
+        ``cookies[name]`` raises :class:`~sansio_http.BadRequestKeyError` (a ``KeyError``
+        and a 400) for a cookie the client did not send.
+        """
         values = self.headers.getlist("cookie")
         # RFC 9113 §8.2.3: HTTP/2 may split the Cookie header; rejoin with "; ".
         value = values[0] if len(values) == 1 else "; ".join(values)
-        return ImmutableMultiDict(parse_cookie(value))
+        return _RequestMultiDict(parse_cookie(value))
 
     @_cached
     def date(self) -> datetime | None:

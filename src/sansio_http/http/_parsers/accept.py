@@ -13,7 +13,7 @@ import re
 from collections.abc import Hashable, Iterable, Iterator
 from typing import Final, TypeVar, cast, overload
 
-from sansio_http.http._parsers.tokens import charset_name, split_quoted
+from sansio_http.http._parsers.tokens import charset_name, split_quoted, unquote
 
 _QVALUE_RE: Final = re.compile(r"[0-9]{0,5}(?:\.[0-9]{0,5})?")
 # RFC 9110 §12.4.2: the smallest weight a qvalue can express.
@@ -23,6 +23,49 @@ _Key = Hashable
 # MIMEAccept's comparable form: type, subtype and the parameters it names.
 _Media = tuple[str, str, frozenset[tuple[str, str]]]
 _NO_MATCH: Final = (-1,)
+# LanguageAccept: what a range matched by RFC 4647 §3.4 lookup (a prefix of the range equal
+# to the offer) weighs. Above "*" (0, 0) and below any range that covers the offer (1, n).
+_FALLBACK: Final = (1, -1)
+_DIRECT: Final = (1, 0)
+
+
+def _canonical(value: str) -> str:
+    """Return a range or offer as it is compared: ``"A ; b = 1"`` gives ``"a;b=1"``.
+
+    Lower case, no blanks around ``;`` and ``=``, quoted parameter values unquoted
+    (RFC 9110 §5.6.6 makes the two forms equivalent) and parameters sorted, so
+    that a value and its parameters match the same text however it is spaced.
+    An empty string when nothing precedes the parameters.
+    """
+    value = value.strip().lower()
+    if ";" not in value:
+        return value
+    first, *params = split_quoted(value, ";")
+    first = first.strip()
+    if not first:
+        return ""
+    pairs = []
+    for param in params:
+        name, equals, text = param.partition("=")
+        name = name.strip()
+        if name:
+            pairs.append(f"{name}={unquote(text.strip())}" if equals else name)
+    return ";".join([first, *sorted(pairs)])
+
+
+def _truncations(tag: str) -> Iterator[str]:
+    """Yield the shorter ranges RFC 4647 §3.4 lookup falls back to, longest first.
+
+    ``zh-hant-cn-x-a-b`` gives ``zh-hant-cn-x-a``, ``zh-hant-cn``, ``zh-hant`` and
+    ``zh``: each step drops the last subtag, and a single-character subtag (an
+    extension or private-use singleton) left at the end goes with it.
+    """
+    subtags = tag.split("-")
+    while len(subtags) > 1:
+        subtags.pop()
+        if len(subtags) > 1 and len(subtags[-1]) == 1:
+            subtags.pop()
+        yield "-".join(subtags)
 
 
 def _qvalue(text: str) -> float | None:
@@ -67,7 +110,7 @@ class Accept:
 
     def _range_key(self, value: str) -> _Key | None:
         """Return the comparable form of a range, or None if it is invalid."""
-        return value.strip().lower() or None
+        return _canonical(value) or None
 
     def _offer_key(self, offer: str) -> _Key | None:
         """Return the comparable form of an offer, or None if it is invalid."""
@@ -189,16 +232,31 @@ class MIMEAccept(Accept):
 
 
 class LanguageAccept(Accept):
-    """The ``Accept-Language`` header, matched by RFC 4647 basic filtering.
+    """The ``Accept-Language`` header, matched by RFC 4647 filtering, then lookup.
 
     A range covers a tag equal to it or starting with it plus ``-``,
-    case-insensitively: ``en`` covers ``en-GB``, but ``en-GB`` does not cover
-    ``en``. ``*`` covers any tag, and ``_`` reads as ``-`` in ranges and
+    case-insensitively (basic filtering, RFC 4647 §3.3.1): ``en`` covers
+    ``en-GB``. ``*`` covers any tag, and ``_`` reads as ``-`` in ranges and
     offers (``en_GB`` is a common locale spelling).
+
+    An offer that no range covers falls back as RFC 4647 §3.4 lookup does: a
+    more specific range is shortened one subtag at a time, and an offer equal
+    to one of its prefixes gets that range's quality. With ``en-US``, the
+    offer ``en`` is acceptable with quality 1 (``en-GB`` is not: the prefix
+    must equal the offer). The fallback ranks below every range that covers
+    the offer, so ``en-US`` beats ``en`` among equal qualities and an explicit
+    ``en;q=0`` still refuses ``en``; it ranks above ``*``, and a range with
+    quality 0 never lends its quality to a prefix (refusing ``en-US`` says
+    nothing about ``en``).
+
+    Example:
+        >>> accept = parse_accept_header("en-US, fr;q=0.5", LanguageAccept)
+        >>> accept.quality("en"), accept.best_match(["fr", "en"])
+        (1.0, 'en')
     """
 
     def _range_key(self, value: str) -> _Key | None:
-        return value.strip().lower().replace("_", "-") or None
+        return _canonical(value).replace("_", "-") or None
 
     def _specificity(self, key: _Key) -> tuple[int, ...]:
         return (key != "*", str(key).count("-"))
@@ -206,6 +264,20 @@ class LanguageAccept(Accept):
     def _matches(self, key: _Key, offer: _Key) -> bool:
         # RFC 4647 §3.3.1: a prefix match must end at a subtag boundary.
         return key in {"*", offer} or str(offer).startswith(f"{key}-")
+
+    def _rate(self, offer: str) -> tuple[float, tuple[int, ...]]:
+        rating = super()._rate(offer)
+        if rating[1] >= _DIRECT or not self._ranges:
+            return rating
+        key = self._offer_key(offer)
+        if key is None:
+            return rating
+        tag = str(key)
+        # The ranges are ranked best first, so the first one to fall back wins.
+        for range_key, _, quality in self._ranges:
+            if quality > 0 and range_key != "*" and tag in _truncations(str(range_key)):
+                return quality, _FALLBACK
+        return rating
 
 
 class CharsetAccept(Accept):
@@ -218,7 +290,7 @@ class CharsetAccept(Accept):
     """
 
     def _range_key(self, value: str) -> _Key | None:
-        return charset_name(value) or None
+        return charset_name(_canonical(value)) or None
 
 
 class EncodingAccept(Accept):
@@ -233,7 +305,7 @@ class EncodingAccept(Accept):
     _ALIASES: Final = {"x-gzip": "gzip", "x-compress": "compress"}
 
     def _range_key(self, value: str) -> _Key | None:
-        name = value.strip().lower()
+        name = _canonical(value)
         return self._ALIASES.get(name, name) or None
 
     def _unlisted_quality(self, offer: _Key) -> float:

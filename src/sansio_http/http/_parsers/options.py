@@ -15,6 +15,7 @@ from typing import Final
 from urllib.parse import quote as percent_quote
 from urllib.parse import unquote_to_bytes
 
+from sansio_http.http._fields import _shown
 from sansio_http.http._parsers.tokens import (
     charset_name,
     is_token,
@@ -170,11 +171,21 @@ def dump_options_header(value: str, params: Mapping[str, str]) -> str:
         The header value, such as ``'attachment; filename="a b.txt"'``.
 
     Raises:
+        TypeError: ``value``, a parameter name or a parameter value is not
+            ``str``; nothing is converted, so pass ``str(n)`` for a number.
         ValueError: A parameter name is not a token, or an extended value
             cannot be encoded as UTF-8 (it holds a lone surrogate).
     """
+    if not isinstance(value, str):
+        raise TypeError(f"dump_options_header() needs a str value, not {_shown(value)}")
     parts = [value]
     for key, text in params.items():
+        if not isinstance(key, str):
+            raise TypeError(f"dump_options_header() needs str parameter names, not {_shown(key)}")
+        if not isinstance(text, str):
+            raise TypeError(
+                f"dump_options_header(): parameter {key!r} needs a str value, not {_shown(text)}"
+            )
         if not is_token(key):
             raise ValueError(f"parameter name {key!r} is not a token")
         if key.endswith("*"):

@@ -197,3 +197,21 @@ def test_arbitrary_attributes_raise_value_error_or_are_safe(path: str, domain: s
         return
     assert not any(char in header for char in "\r\n\x00")
     assert header.count(";") == 2
+
+
+@pytest.mark.parametrize(
+    ("domain", "sent"),
+    [
+        # UTS #46 non-transitional, as browsers map hosts; IDNA 2003 gave fass.de.
+        ("faß.de", "xn--fa-hia.de"),
+        (".bücher.example", ".xn--bcher-kva.example"),
+    ],
+)
+def test_a_cookie_domain_is_the_host_a_browser_matches(domain: str, sent: str) -> None:
+    assert f"Domain={sent};" in dump_cookie("a", "b", domain=domain)
+
+
+def test_a_cookie_domain_no_browser_agrees_on_is_refused() -> None:
+    # ZWJ: browsers and IDNA 2003 disagree, so no ASCII form is sent.
+    with pytest.raises(ValueError, match="not a valid host name"):
+        dump_cookie("a", "b", domain="a\u200db.example")

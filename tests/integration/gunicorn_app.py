@@ -20,7 +20,8 @@ from wsgiref.validate import validator
 from sansio_http import file_response
 from sansio_http.bodies._formdata import FormLimits
 from sansio_http.messages._errors import ClientDisconnected, HTTPError, NotFound
-from sansio_http.messages._response import JSONResponse, Response
+from sansio_http.messages._json_response import JSONResponse
+from sansio_http.messages._response import Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 
 warnings.simplefilter("error")

@@ -106,14 +106,21 @@ CONTENT_TYPES = [
 
 
 @pytest.mark.parametrize("content_type", CONTENT_TYPES)
-@pytest.mark.parametrize("body", ["café", b"caf\xc3\xa9"])
+@pytest.mark.parametrize("body", ["café", b"caf\xc3\xa9", "", b""])
 @pytest.mark.parametrize("status", [200, 204, 304, 404])
 def test_a_content_type_alone_gives_what_headers_give(
     content_type: str, body: str | bytes, status: int
 ) -> None:
     # A content type given alone takes a shorter path than one given with
-    # headers; both make the same response, the first time and the next.
+    # headers; both make the same response, the first time and the next, and
+    # both refuse content for a 204 or 304.
     for _ in range(2):
+        if body and status in (204, 304):
+            with pytest.raises(ValueError, match="has no content"):
+                Response(body, status, content_type=content_type)
+            with pytest.raises(ValueError, match="has no content"):
+                Response(body, status, {}, content_type)
+            continue
         alone = Response(body, status, content_type=content_type)
         with_headers = Response(body, status, {}, content_type)
         assert alone.body == with_headers.body
@@ -448,7 +455,8 @@ def test_json_response_with_headers_or_no_content() -> None:
         (b"content-type", b"application/json"),
         (b"content-length", b"2"),
     ]
-    assert JSONResponse(None, 204).raw_headers() == [(b"content-type", b"application/json")]
+    with pytest.raises(ValueError, match="204 response has no content"):
+        JSONResponse(None, 204)
     with pytest.raises(ValueError, match="between 100 and 599"):
         JSONResponse({}, 999)
 

@@ -13,7 +13,8 @@ import pytest
 
 from sansio_http.bodies._formdata import SpoolFile
 from sansio_http.messages._errors import ClientDisconnected, MethodNotAllowed, NotFound
-from sansio_http.messages._response import JSONResponse, Response
+from sansio_http.messages._json_response import JSONResponse
+from sansio_http.messages._response import Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 
 from .conftest import ignore_start, make_environ, run

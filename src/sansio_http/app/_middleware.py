@@ -22,7 +22,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sansio_http.messages._files import FileBody
-from sansio_http.messages._response import _length_field as length_field
+from sansio_http.messages._response_fields import length_field
 
 if TYPE_CHECKING:
     from sansio_http.http._headers import MutableHeaders

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from sansio_http.messages._response import JSONResponse, Response
+from sansio_http.messages._json_response import JSONResponse
+from sansio_http.messages._response import Response
 
 __all__: list[str] = []
 

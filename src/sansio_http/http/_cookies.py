@@ -19,6 +19,7 @@ from typing import Final, Literal
 from urllib.parse import quote
 
 from sansio_http.http import http_date
+from sansio_http.http._hosts import idna_name
 
 __all__ = ["SameSite", "dump_cookie"]
 
@@ -72,12 +73,10 @@ def _check_attribute(name: str, value: str) -> None:
 def _domain(domain: str) -> str:
     # RFC 6265 §5.2.3: a leading dot is ignored; keep it, as older clients want it.
     dot = "." if domain.startswith(".") else ""
-    try:
-        # A browser matches domains by their ASCII (IDNA) form.
-        ascii_domain = domain[len(dot) :].encode("idna").decode("ascii")
-    except UnicodeError as exc:
-        raise ValueError(f"cookie domain is not a valid host name: {domain!r}") from exc
-    if not _HOST.fullmatch(ascii_domain):
+    # A browser matches domains by their ASCII form, mapped as it maps hosts (UTS #46):
+    # the standard library's IDNA 2003 would name another domain ("faß.de" as "fass.de").
+    ascii_domain = idna_name(domain[len(dot) :])
+    if ascii_domain is None or not _HOST.fullmatch(ascii_domain):
         raise ValueError(f"cookie domain is not a valid host name: {domain!r}")
     return dot + ascii_domain
 

@@ -3,13 +3,17 @@
 This module holds the rules shared by :class:`~sansio_http.Request` and
 :class:`~sansio_http.ProxyPolicy`: what a well-formed Host value is (RFC
 9110 §7.2, RFC 3986 §3.2.2), how a server address stands in for a missing
-one, how ``trusted_hosts`` entries match, and how an IP address is read out
-of a Forwarded or X-Forwarded-For node. It never raises on client input.
+one, how ``trusted_hosts`` entries match, how an IP address is read out of
+a Forwarded or X-Forwarded-For node, and how a non-ASCII host name is
+mapped to the ASCII form a browser gives it (``idna_name``, also used by
+``redirect``). It never raises on client input.
 """
 
 from __future__ import annotations
 
+import encodings.idna
 import re
+import unicodedata
 from collections.abc import Collection
 from ipaddress import IPv6Address, ip_address
 
@@ -34,26 +38,109 @@ _DEFAULT_PORTS = {"http": "80", "ws": "80", "https": "443", "wss": "443"}
 # the U-label it encodes, so a name over these limits can have no ASCII form.
 _MAX_LABEL = 63
 _MAX_NAME = 253
-# The label separators of IDNA 2003 (RFC 3490 §3.1), which Python's codec splits on.
+# The label separators of IDNA 2003 (RFC 3490 §3.1), which Python's codec splits on;
+# UTS #46 maps the same four characters to ".".
 _IDNA_DOTS = re.compile("[.\u3002\uff0e\uff61]")
+# What an A-label, or an ASCII label, may hold once mapped: letters, digits, "-" and "_".
+# Anything else ("/", "#", "@", or a "." that a character such as U+2024 maps to) would
+# move the host or split a label where a browser sees none.
+_ASCII_LABEL = re.compile(r"[A-Za-z0-9_-]+")
+# SECURITY: browsers map a host by UTS #46 with non-transitional processing (the WHATWG
+# URL standard, "domain to ASCII"); Python's codec implements IDNA 2003 (RFC 3490) on
+# Unicode 3.2. Both map almost every label alike. Where they differ, the codec's answer
+# names another host than the one a browser reaches, so it is never used:
+# - the deviation characters (UTS #46 §2.3): IDNA 2003 maps "ß" to "ss" and the final
+#   sigma U+03C2 to U+03C3, and drops ZWJ and ZWNJ; non-transitional processing keeps
+#   all four;
+_SHARP_S_AND_FINAL_SIGMA = re.compile("([\u00df\u03c2])")
+_JOINERS = frozenset("\u200c\u200d")
+# - characters UTS #46 ignores or keeps where IDNA 2003 does the opposite: the Hangul
+#   fillers and the Khmer inherent vowels (ignored by UTS #46), and U+1806 MONGOLIAN
+#   TODO SOFT HYPHEN (dropped by IDNA 2003);
+_MAPPED_OTHERWISE = frozenset("\u115f\u1160\u17b4\u17b5\u1806\u3164\uffa0")
+# - characters Unicode 3.2 did not have, in the label or in its mapping (the codec lets
+#   them through unmapped, or lower-cases with today's tables: Cherokee); and the five
+#   CJK compatibility ideographs whose decomposition Unicode corrected after 3.2.
+_UCD_3_2 = unicodedata.ucd_3_2_0
 # RFC 7239 §6: node-port = port / obfport.
 NODE_PORT_RE = re.compile(r":(?:[0-9]{1,5}|_[a-zA-Z0-9._-]+)", re.ASCII)
 
 
+def _in_unicode_3_2(text: str) -> bool:
+    return all(_UCD_3_2.category(char) != "Cn" for char in text)
+
+
+def _nameprep(text: str) -> str | None:
+    """Return ``text`` mapped by nameprep, or None where UTS #46 may map it otherwise."""
+    if not _MAPPED_OTHERWISE.isdisjoint(text) or not _in_unicode_3_2(text):
+        return None
+    if _UCD_3_2.normalize("NFKC", text) != unicodedata.normalize("NFKC", text):
+        return None  # a decomposition corrected after Unicode 3.2
+    try:
+        mapped: str = encodings.idna.nameprep(text)
+    except UnicodeError:
+        return None
+    return mapped if _in_unicode_3_2(mapped) else None
+
+
+def _a_label(label: str) -> str | None:
+    """Return the ASCII form a browser gives one label, or None if unsure."""
+    if label.isascii():
+        return label if _ASCII_LABEL.fullmatch(label) else None
+    if not _JOINERS.isdisjoint(label):
+        # RFC 5892 Appendix A.1/A.2 (CONTEXTJ) allows ZWJ and ZWNJ only next to a virama
+        # or between joining letters; the standard library has no joining types to check.
+        return None
+    if _SHARP_S_AND_FINAL_SIGMA.search(label) is None:
+        if _nameprep(label) is None:
+            return None
+        try:
+            ascii_label = label.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+    else:
+        # UTS #46 non-transitional processing: map the text around each "ß" and "ς" as
+        # IDNA 2003 does, keep those two, and Punycode the result (RFC 3492). Neither
+        # composes with a neighbour under NFC, so mapping the pieces apart is exact.
+        pieces = _SHARP_S_AND_FINAL_SIGMA.split(label)
+        for index in range(0, len(pieces), 2):
+            mapped = _nameprep(pieces[index]) if pieces[index] else ""
+            if mapped is None:
+                return None
+            pieces[index] = mapped
+        ascii_label = "xn--" + "".join(pieces).encode("punycode").decode("ascii")
+    if len(ascii_label) > _MAX_LABEL or not _ASCII_LABEL.fullmatch(ascii_label):
+        return None
+    return ascii_label
+
+
 def idna_name(name: str) -> str | None:
-    """Return a host name in its ASCII form by IDNA, or None if it has none.
+    """Return a host name in the ASCII form a browser gives it, or None.
+
+    Labels are mapped as browsers map them (UTS #46, non-transitional, as
+    the WHATWG URL standard asks): ``faß.de`` is ``xn--fa-hia.de``, not the
+    ``fass.de`` of Python's IDNA 2003 codec. None means the name has no
+    ASCII form, or one this function cannot be sure a browser agrees with
+    (ZWJ or ZWNJ, characters newer than Unicode 3.2, a label mapped to
+    anything but letters, digits, ``-`` and ``_``); a caller then keeps the
+    name as text, percent-encoded in a URL, where a browser maps it itself.
 
     SECURITY: punycode takes time quadratic in the length of a label (8,000
     CJK characters took 30 s), so a name longer than DNS allows is refused
     before it is encoded: every call costs at most a 253-character name.
     """
-    bare = name[:-1] if name[-1:] in (".", "\u3002", "\uff0e", "\uff61") else name
-    if len(bare) > _MAX_NAME or any(len(label) > _MAX_LABEL for label in _IDNA_DOTS.split(bare)):
+    trailing_dot = name[-1:] in (".", "\u3002", "\uff0e", "\uff61")
+    bare = name[:-1] if trailing_dot else name
+    labels = _IDNA_DOTS.split(bare)
+    if len(bare) > _MAX_NAME or any(len(label) > _MAX_LABEL for label in labels):
         return None
-    try:
-        return name.encode("idna").decode("ascii")
-    except UnicodeError:
-        return None
+    ascii_labels = []
+    for label in labels:
+        ascii_label = _a_label(label)
+        if ascii_label is None:
+            return None
+        ascii_labels.append(ascii_label)
+    return ".".join(ascii_labels) + ("." if trailing_dot else "")
 
 
 def split_host(value: str) -> tuple[str, str | None] | None:
@@ -140,11 +227,14 @@ def host_name(host: str) -> str:
 
 def _trusted_name(entry: str) -> str:
     """Return a ``trusted_hosts`` entry as a lower-case ASCII host name."""
-    name = host_name(entry.strip().lower())
+    name = host_name(entry.strip())
     if name.isascii():
-        return name
-    # An entry IDNA cannot encode can never equal a validated host.
-    return idna_name(name) or name
+        return name.lower()
+    # NOTE: lower-case after IDNA, never before: str.lower() turns a capital sigma at
+    # the end of a word into the final sigma U+03C2, where UTS #46 maps it to U+03C3,
+    # another host. An entry without an ASCII form can never equal a validated host.
+    ascii_name = idna_name(name)
+    return name if ascii_name is None else ascii_name.lower()
 
 
 def host_is_trusted(host: str, trusted_hosts: Collection[str]) -> bool:

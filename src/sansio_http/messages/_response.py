@@ -1,4 +1,4 @@
-"""The sans-IO ``Response``, ``JSONResponse`` and ``make_conditional``.
+"""The sans-IO ``Response`` and ``make_conditional``.
 
 A :class:`Response` is a status, header fields and a body held as values. It never
 writes anything: an adapter reads :attr:`Response.status_line` (or
@@ -10,6 +10,11 @@ and :attr:`Response.body`, and sends them. The body is one of
 - a sync iterable or an async iterable of ``bytes``, streamed as it is;
 - a :class:`~sansio_http.FileBody`, a path and regions the adapter opens and reads.
 
+A 1xx, 204 or 304 response has no content (RFC 9110 §15.2, §15.3.5, §15.4.5): its
+body is always ``b""``, and a body given to one is refused, not dropped.
+:meth:`Response.content_allowed` tells an adapter whether to send the body at all
+(never in answer to HEAD).
+
 Cookie serialisation lives in :mod:`sansio_http.http._cookies` and the rules of
 conditional requests in :mod:`sansio_http.messages._conditional`, below this module;
 this module builds their answers. Responses for redirections and files are built
@@ -18,31 +23,40 @@ above it, in ``_redirect`` and ``_file_response``.
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterable, Callable, Iterable, Mapping
-from datetime import datetime, timedelta
-from typing import Any, Final, TypeAlias
+from collections.abc import AsyncIterable, Iterable, Mapping
+from typing import Final, TypeAlias
 
 from sansio_http.http import (
     DEFAULT_MAX_RANGES,
-    http_date,
-    parse_date,
     parse_options_header,
-    quote_etag,
-    unquote_etag,
 )
-from sansio_http.http._cookies import EPOCH, SameSite, dump_cookie
 from sansio_http.http._headers import Headers, MutableHeaders
-from sansio_http.http._status import PHRASES, reason_phrase
+from sansio_http.http._status import reason_phrase
 from sansio_http.messages._conditional import RequestHead, conditional_answer
 from sansio_http.messages._files import FileBody
+from sansio_http.messages._response_fields import (
+    CONTENT_TYPES,
+    FRAMING_FIELDS,
+    NO_BODY_FIX,
+    STATUS_LINES,
+    TEXT_PLAIN,
+    TEXT_PLAIN_FIELD,
+    checked_status,
+    content_allowed,
+    content_refused,
+    content_type_field,
+    has_no_length,
+    length_field,
+    with_charset,
+)
+from sansio_http.messages._response_headers import _HeaderMethods
 
 __all__ = [
     "Body",
     "HeadersInput",
-    "JSONResponse",
     "Response",
     "body_chunk",
+    "content_allowed",
     "make_conditional",
 ]
 
@@ -53,74 +67,15 @@ HeadersInput: TypeAlias = (
     Headers | Iterable[tuple[bytes, bytes]] | Iterable[tuple[str, str]] | Mapping[str, str]
 )
 
-_TEXT_PLAIN: Final = "text/plain; charset=utf-8"
-_TEXT_PLAIN_FIELD: Final = (b"content-type", b"text/plain; charset=utf-8")
-_JSON_FIELD: Final = (b"content-type", b"application/json")
-# PERF: the status lines of registered codes are built once.
-_STATUS_LINES: Final = {code: f"{code} {phrase}" for code, phrase in PHRASES.items()}
+
+# PERF: CPython 3.11 compiles a method call on a name bound by an import as an
+# attribute load that makes a bound method each time (no LOAD_METHOD); the bound
+# methods are taken once here.
+_known_content_type: Final = CONTENT_TYPES.get
+_status_line_of: Final = STATUS_LINES.get
 
 
-def _checked_status(status: int) -> int:
-    # bool is an int subclass, and Response(True) is a bug, not a 1xx.
-    if not isinstance(status, int) or isinstance(status, bool):
-        raise TypeError(f"status must be an int, not {type(status).__name__}")
-    # RFC 9110 §15: a status code is three digits, 100 to 599.
-    if not 100 <= status <= 599:
-        raise ValueError(f"status must be between 100 and 599, got {status}")
-    return int(status)
-
-
-# PERF: the Content-Length fields of small bodies, made once; formatting one per
-# response costs more than the rest of a small response's fields.
-_SMALL_LENGTHS: Final = tuple((b"content-length", b"%d" % size) for size in range(1024))
-
-
-def _length_field(size: int) -> tuple[bytes, bytes]:
-    return _SMALL_LENGTHS[size] if size < 1024 else (b"content-length", b"%d" % size)
-
-
-def _has_no_length(status: int) -> bool:
-    # RFC 9110 §8.6: no Content-Length in a 1xx or 204; in a 304 it would have to be
-    # the length of the 200 that was not sent, which only the caller knows.
-    return status < 200 or status == 204 or status == 304
-
-
-def _with_charset(content_type: str) -> str:
-    if content_type[:5].lower() != "text/":
-        return content_type  # PERF: only text types are parsed
-    mimetype, params = parse_options_header(content_type)
-    if mimetype.startswith("text/") and "charset" not in params:
-        # A text type without a charset is read as US-ASCII or sniffed (RFC 2046 §4.1.2);
-        # say that what we send is UTF-8.
-        return content_type + "; charset=utf-8"
-    return content_type
-
-
-# The encoded Content-Type field and the charset of each content type given to a
-# Response alone, so that each distinct value is checked and parsed once. Bounded:
-# applications use a handful, and one that made them from input cannot grow it.
-_CONTENT_TYPES: dict[str, tuple[tuple[bytes, bytes], str]] = {}
-_MAX_CONTENT_TYPES: Final = 64
-
-
-def _content_type_field(content_type: str) -> tuple[tuple[bytes, bytes], str]:
-    """Return the encoded Content-Type field of ``content_type``, and its charset.
-
-    Raises:
-        TypeError: ``content_type`` is not a ``str``.
-        HeaderValueError: It cannot be sent (CR, LF, NUL, or not latin-1).
-    """
-    value = _with_charset(content_type)
-    checked = MutableHeaders()
-    checked["content-type"] = value  # the checks of every header field
-    charset = parse_options_header(value)[1].get("charset") or "utf-8"
-    known = (checked.raw()[0], charset)
-    if len(_CONTENT_TYPES) < _MAX_CONTENT_TYPES:
-        _CONTENT_TYPES[content_type] = known
-    return known
-
-
-class Response:
+class Response(_HeaderMethods):
     """A response as values: status, header fields and a body to send.
 
     Args:
@@ -164,14 +119,14 @@ class Response:
         content_type: str | None = None,
     ) -> None:
         if type(status) is not int or not 100 <= status <= 599:
-            status = _checked_status(status)
+            status = checked_status(status)
         self._status = status
         if headers is None and content_type is not None and type(body) in (str, bytes):
             # PERF: a content type given alone is checked and encoded once per distinct
             # value (the generic path parses it, and sets two fields, for each response).
-            known = _CONTENT_TYPES.get(content_type)
+            known = _known_content_type(content_type)
             if known is None:
-                known = _content_type_field(content_type)
+                known = content_type_field(content_type)
             field, charset = known
             if type(body) is str:
                 try:
@@ -182,7 +137,12 @@ class Response:
                 data = body  # type: ignore[assignment]
             self._body = data
             self._headers = None
-            self._fields = [field] if _has_no_length(status) else [field, _length_field(len(data))]
+            if has_no_length(status):
+                if data:
+                    raise content_refused(status, NO_BODY_FIX)
+                self._fields = [field]
+            else:
+                self._fields = [field, length_field(len(data))]
             return
         if headers is None and content_type is None:
             # PERF: the common Response("text") and Response(b"data") skip the generic
@@ -191,36 +151,61 @@ class Response:
                 data = body.encode()
                 self._body = data
                 self._headers = None
-                self._fields = (
-                    [_TEXT_PLAIN_FIELD, _length_field(len(data))]
-                    if status == 200 or not _has_no_length(status)
-                    else [_TEXT_PLAIN_FIELD]
-                )
+                if status == 200 or not has_no_length(status):
+                    self._fields = [TEXT_PLAIN_FIELD, length_field(len(data))]
+                elif data:
+                    raise content_refused(status, NO_BODY_FIX)
+                else:
+                    self._fields = [TEXT_PLAIN_FIELD]
                 return
             if type(body) is bytes:
                 self._body = body
                 self._headers = None
-                self._fields = [] if _has_no_length(status) else [_length_field(len(body))]
+                if not has_no_length(status):
+                    self._fields = [length_field(len(body))]
+                elif body:
+                    raise content_refused(status, NO_BODY_FIX)
+                else:
+                    self._fields = []
                 return
         self._fields = []
         self._headers = fields_ = MutableHeaders(headers)
         if content_type is not None:
-            fields_["content-type"] = _with_charset(content_type)
+            fields_["content-type"] = with_charset(content_type)
         elif isinstance(body, str) and "content-type" not in fields_:
-            fields_["content-type"] = _TEXT_PLAIN
+            fields_["content-type"] = TEXT_PLAIN
         # A Content-Length the caller gave for a stream is kept: it knows the length.
+        # So is one given for a 304: RFC 9110 §8.6 lets it state the length of the 200.
         self._set_body(body, keep_length=True)
 
     # -- status -------------------------------------------------------------------------
 
     @property
     def status(self) -> int:
-        """The status code, 100 to 599; setting it validates the new code."""
+        """The status code, 100 to 599; setting it validates the new code.
+
+        Setting 1xx, 204 or 304 needs the body ``b""`` (a ``ValueError``
+        otherwise) and removes Content-Length; setting another status on such
+        a response adds ``Content-Length: 0``.
+        """
         return self._status
 
     @status.setter
     def status(self, status: int) -> None:
-        self._status = _checked_status(status)
+        status = checked_status(status)
+        body = self._body
+        if has_no_length(status):
+            if not isinstance(body, bytes) or body:
+                raise content_refused(status, "set response.body = b'' before the status")
+            if not has_no_length(self._status):
+                # RFC 9110 §8.6: none in a 1xx or 204; in a 304 it would state the length
+                # of the 200, not that of the empty body.
+                self.headers.remove("content-length")
+        elif has_no_length(self._status):
+            # Back from a status without content, whose body is always b"": the empty
+            # body has a length again.
+            self.headers["content-length"] = "0"
+        self._status = status
 
     @property
     def reason(self) -> str:
@@ -230,7 +215,7 @@ class Response:
     @property
     def status_line(self) -> str:
         """The status as WSGI's ``start_response`` wants it, such as ``"200 OK"``."""
-        line = _STATUS_LINES.get(self._status)
+        line = _status_line_of(self._status)
         return f"{self._status} {self.reason}" if line is None else line
 
     # -- headers ------------------------------------------------------------------------
@@ -247,6 +232,10 @@ class Response:
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
         """Return the header fields to send, as lower-case bytes pairs.
 
+        A 1xx or 204 response leaves out Content-Length and
+        Transfer-Encoding even when they were set in :attr:`headers`: RFC 9110
+        §8.6 and RFC 9112 §6.1 forbid them there.
+
         Returns:
             A new list of ``(name, value)`` pairs, ready for ASGI's
             ``headers``, h11 or an HTTP/1.1 writer.
@@ -254,7 +243,28 @@ class Response:
         headers = self._headers
         if headers is None:
             return self._fields.copy()  # PERF: no Headers object was ever needed
-        return headers.raw()
+        fields = headers.raw()
+        status = self._status
+        if status < 200 or status == 204:
+            # PERF: a loop that finds nothing costs less than a copy without them.
+            for name, _ in fields:
+                if name in FRAMING_FIELDS:
+                    return [field for field in fields if field[0] not in FRAMING_FIELDS]
+        return fields
+
+    def content_allowed(self, method: str) -> bool:
+        """Tell whether this response may carry content for a request method.
+
+        False for a 1xx, 204 or 304, for any answer to ``HEAD`` and for a 2xx
+        answer to ``CONNECT`` (RFC 9110 §6.4.1). Adapters send the header
+        fields and skip the body when it is false. An adapter that holds only
+        a status, not a Response, asks the function of the same name in this
+        module: ``content_allowed(status, method)``.
+
+        Args:
+            method: The request method, such as ``request.method``.
+        """
+        return content_allowed(self._status, method)
 
     @property
     def content_type(self) -> str | None:
@@ -266,7 +276,7 @@ class Response:
         if value is None:
             self.headers.remove("content-type")
         else:
-            self.headers["content-type"] = _with_charset(value)
+            self.headers["content-type"] = with_charset(value)
 
     # -- body ---------------------------------------------------------------------------
 
@@ -276,7 +286,8 @@ class Response:
 
         Setting it accepts a ``str`` too (encoded by the charset of the content
         type) and updates Content-Length: to the new length when it is known,
-        else by removing it.
+        else by removing it. A 1xx, 204 or 304 response takes only ``b""``
+        (or ``""``); anything else raises ``ValueError``.
         """
         return self._body
 
@@ -314,142 +325,24 @@ class Response:
                 "a body is bytes, str, an iterable or async iterable of bytes, or a FileBody,"
                 f" not {type(data).__name__}"
             )
+        status = self._status
+        if has_no_length(status):
+            if length != 0 or not isinstance(data, bytes):
+                raise content_refused(status, NO_BODY_FIX)
+            self._body = data
+            # A 1xx or 204 never sends Content-Length (raw_headers leaves it out); a 304
+            # keeps one the caller gave (RFC 9110 §8.6).
+            if not keep_length:
+                self.headers.remove("content-length")
+            return
         self._body = data
         headers = self.headers
-        if length is not None and not _has_no_length(self._status):
+        if length is not None:
             headers["content-length"] = str(length)
         elif not keep_length:
             headers.remove("content-length")
 
     # -- cookies ------------------------------------------------------------------------
-
-    def set_cookie(
-        self,
-        key: str,
-        value: str = "",
-        *,
-        max_age: int | timedelta | None = None,
-        expires: datetime | float | None = None,
-        path: str | None = "/",
-        domain: str | None = None,
-        secure: bool = False,
-        httponly: bool = False,
-        samesite: SameSite | None = None,
-        partitioned: bool = False,
-    ) -> None:
-        """Add a Set-Cookie field; see :func:`~sansio_http.dump_cookie`.
-
-        Args:
-            key: The cookie name, an RFC 9110 token.
-            value: The cookie value; quoted with escapes if it needs to be.
-            max_age: Seconds until the cookie expires, sent as Max-Age only
-                (an Expires date for it would need the current time).
-            expires: When it expires: a ``datetime`` or a POSIX timestamp.
-            path: The path it applies to; ``None`` omits the attribute.
-            domain: The domain it applies to; ``None`` keeps it to this host.
-            secure: Send it over HTTPS only.
-            httponly: Hide it from scripts.
-            samesite: ``"Strict"``, ``"Lax"`` or ``"None"`` (needs ``secure``).
-            partitioned: Partition it by top-level site (needs ``secure``).
-
-        Raises:
-            ValueError: The cookie or an attribute is invalid.
-        """
-        self.headers.add(
-            "set-cookie",
-            dump_cookie(
-                key,
-                value,
-                max_age=max_age,
-                expires=expires,
-                path=path,
-                domain=domain,
-                secure=secure,
-                httponly=httponly,
-                samesite=samesite,
-                partitioned=partitioned,
-            ),
-        )
-
-    def delete_cookie(
-        self,
-        key: str,
-        *,
-        path: str | None = "/",
-        domain: str | None = None,
-        secure: bool = False,
-        httponly: bool = False,
-        samesite: SameSite | None = None,
-        partitioned: bool = False,
-    ) -> None:
-        """Add a Set-Cookie field that makes the client drop a cookie.
-
-        A browser replaces a cookie only when name, path and domain (and the
-        partition) match, so pass the values the cookie was set with.
-
-        Args:
-            key: The cookie name.
-            path: The path the cookie was set for.
-            domain: The domain the cookie was set for.
-            secure: Whether the cookie was Secure (a ``__Secure-`` or
-                ``__Host-`` cookie must be).
-            httponly: Whether the cookie was HttpOnly.
-            samesite: The cookie's SameSite value.
-            partitioned: Whether the cookie was Partitioned.
-
-        Raises:
-            ValueError: The name or an attribute is invalid.
-        """
-        # Max-Age=0 expires it at once (RFC 6265 §5.2.2); Expires at the epoch does the
-        # same for clients that predate Max-Age, without reading a clock.
-        self.set_cookie(
-            key,
-            max_age=0,
-            expires=EPOCH,
-            path=path,
-            domain=domain,
-            secure=secure,
-            httponly=httponly,
-            samesite=samesite,
-            partitioned=partitioned,
-        )
-
-    # -- validators ---------------------------------------------------------------------
-
-    @property
-    def etag(self) -> tuple[str | None, bool]:
-        """The ETag as ``(tag, is_weak)``; ``(None, False)`` when there is none."""
-        return unquote_etag(self.headers.get("etag"))
-
-    def set_etag(self, etag: str, weak: bool = False) -> None:
-        """Set the ETag header from an unquoted entity tag.
-
-        Args:
-            etag: The opaque tag, without quotes or ``W/``.
-            weak: Mark the tag weak (RFC 9110 §8.8.1).
-
-        Raises:
-            ValueError: The tag holds a double quote, a space or a control
-                character, which RFC 9110 §8.8.3 does not allow.
-        """
-        self.headers["etag"] = quote_etag(etag, weak)
-
-    @property
-    def last_modified(self) -> datetime | None:
-        """The Last-Modified date, aware in UTC; set a datetime, timestamp or None.
-
-        A naive datetime is taken as UTC; ``None`` removes the header, as does
-        reading an unparsable date as ``None``.
-        """
-        value = self.headers.get("last-modified")
-        return None if value is None else parse_date(value)
-
-    @last_modified.setter
-    def last_modified(self, value: datetime | float | None) -> None:
-        if value is None:
-            self.headers.remove("last-modified")
-            return
-        self.headers["last-modified"] = http_date(value)
 
     def make_conditional(self, request: RequestHead) -> Response:
         """Answer a conditional or range request from this response.
@@ -466,68 +359,6 @@ class Response:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.status_line!r} {self.content_type!r}>"
-
-
-# PERF: json.dumps builds a new encoder for every call that passes options; these two
-# are built once. Compact separators and UTF-8 text, as RFC 8259 §8.1 asks of JSON
-# exchanged between systems.
-_JSON_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_ASCII_JSON_ENCODER: Final = json.JSONEncoder(separators=(",", ":"))
-
-
-def _dump_json(data: Any) -> bytes:
-    text = _JSON_ENCODER.encode(data)
-    try:
-        return text.encode()
-    except UnicodeEncodeError:
-        # A lone surrogate cannot be UTF-8; as an escape it is still valid JSON text.
-        return _ASCII_JSON_ENCODER.encode(data).encode()
-
-
-class JSONResponse(Response):
-    """A response whose body is ``data`` as JSON, sent as application/json.
-
-    Args:
-        data: What to serialise.
-        status: The status code.
-        headers: Initial header fields.
-        dumps: A function that serialises ``data`` to ``str`` or ``bytes``
-            (for example ``orjson.dumps``); by default the standard library's
-            ``json.dumps`` with compact separators, keeping non-ASCII text.
-
-    Raises:
-        TypeError: ``data`` cannot be serialised by the default ``dumps``.
-    """
-
-    __slots__ = ()
-
-    def __init__(
-        self,
-        data: Any,
-        status: int = 200,
-        headers: HeadersInput | None = None,
-        *,
-        dumps: Callable[[Any], str | bytes] | None = None,
-    ) -> None:
-        if dumps is None:
-            body = _dump_json(data)
-        else:
-            text = dumps(data)
-            body = text.encode() if isinstance(text, str) else text
-        if headers is not None or type(body) is not bytes:
-            # RFC 8259 §11: application/json has no charset parameter; it is UTF-8.
-            super().__init__(body, status, headers, "application/json")
-            return
-        # PERF: without headers, the fields are known to be valid: store them encoded, as
-        # Response does for text.
-        if type(status) is not int or not 100 <= status <= 599:
-            status = _checked_status(status)
-        self._status = status
-        self._body = body
-        self._headers = None
-        self._fields = (
-            [_JSON_FIELD] if _has_no_length(status) else [_JSON_FIELD, _length_field(len(body))]
-        )
 
 
 def make_conditional(

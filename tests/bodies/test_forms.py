@@ -169,7 +169,8 @@ def test_empty_filename_is_still_a_file() -> None:
         # RFC 7578 §4.2: a starred parameter never replaces the plain one.
         ("form-data; name=\"plain\"; name*=UTF-8''other", "plain", None),
         ('form-data; name="x"; filename="a.txt"; filename*=UTF-8\'\'b.exe', "x", "a.txt"),
-        ("form-data; name=\"x\"; filename*=UTF-8''b.exe", "x", None),
+        # A "filename*" alone still makes the part a file, under its decoded name.
+        ("form-data; name=\"x\"; filename*=UTF-8''b%C3%A9.exe", "x", "bé.exe"),
         ('form-data; name=""', "", None),
     ],
 )

@@ -109,10 +109,8 @@ def test_arbitrary_bytes_raise_only_http_errors(
     limits = FormLimits(max_form_parts=3, max_part_header_size=200, max_form_memory_size=100)
     whole = outcome(content_type, [body], limits)
     assert whole in (400, 413) or isinstance(whole, list)
-    # A cut may only move where a limit breaks (413 before a 400 further on), never turn
-    # a decoded form into an error or change what it decodes to.
-    again = outcome(content_type, cut(body, cuts), limits)
-    assert again == whole or {again, whole} == {400, 413}
+    # A cut changes nothing: not the form, not the error (test_forms_chunking has more).
+    assert outcome(content_type, cut(body, cuts), limits) == whole
 
 
 # -- bounded memory -----------------------------------------------------------------------
@@ -165,7 +163,8 @@ def test_memory_of_a_part_header_that_never_ends() -> None:
         return run
 
     assert peak_while(feed(b"x" * 10_000, "max_part_header_size")) < 200_000
-    assert peak_while(feed(b"X-Header: v\r\n" * 1000, "max_part_headers")) < 200_000
+    # A header section is held until complete, so its size is the bound, line count or not.
+    assert peak_while(feed(b"X-Header: v\r\n" * 1000, "max_part_header_size")) < 200_000
 
 
 def test_memory_of_a_boundary_like_stream_without_end() -> None:

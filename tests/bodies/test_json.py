@@ -22,7 +22,6 @@ from sansio_http.messages._errors import BadRequest
         ('["✓"]'.encode("utf-16-be").join([b"\xfe\xff", b""]), ["✓"]),
         ('["✓"]'.encode("utf-32"), ["✓"]),
         ('["✓"]'.encode("utf-32-be").join([b"\x00\x00\xfe\xff", b""]), ["✓"]),
-        (b" 1e999 ", float("inf")),
     ],
 )
 def test_decode(data: bytes | str, value: Any) -> None:

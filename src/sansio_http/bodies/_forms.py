@@ -153,6 +153,11 @@ class FormEventDecoder:
     :class:`~sansio_http.RequestEntityTooLarge` (413) for a broken limit,
     its detail naming the limit. After an error the decoder is closed.
 
+    The answer, events or error, never depends on how the body is cut into
+    chunks: a body longer than its Content-Length or than
+    ``limits.max_content_length`` is decoded up to that length first, so a
+    fault before it is the error whichever chunk crossed it.
+
     Args:
         content_type: The Content-Type header value; or, with ``params``, the
             media type alone (such as ``Request.mimetype``).
@@ -177,7 +182,7 @@ class FormEventDecoder:
         ValueError: ``content_length`` is negative.
     """
 
-    __slots__ = ("_closed", "_content_length", "_decoder", "_max_length", "_received")
+    __slots__ = ("_closed", "_content_length", "_decoder", "_received", "_stop")
 
     def __init__(
         self,
@@ -195,16 +200,14 @@ class FormEventDecoder:
             limits = _DEFAULT_LIMITS
         if content_length is not None and content_length < 0:
             raise ValueError(f"content_length must be >= 0, not {content_length}")
-        self._max_length = limits.max_content_length
+        max_length = limits.max_content_length
         self._content_length = content_length
         self._received = 0
         self._closed = False
-        if (
-            content_length is not None
-            and self._max_length is not None
-            and content_length > self._max_length
-        ):
-            raise _too_long(self._max_length)
+        if content_length is not None and max_length is not None and content_length > max_length:
+            raise _too_long(max_length)
+        # Where the body must end: its Content-Length (a 400 beyond it), else the limit (413).
+        self._stop = max_length if content_length is None else content_length
         self._decoder: _UrlencodedDecoder | MultipartDecoder
         if mimetype == URLENCODED:
             self._decoder = _UrlencodedDecoder(limits)
@@ -256,13 +259,19 @@ class FormEventDecoder:
         if not chunk:
             return []
         data = chunk if isinstance(chunk, bytes) else bytes(chunk)
-        self._received += len(data)
+        received = self._received
+        self._received = received + len(data)
         events: list[FormEvent] = []
         try:
-            if self._max_length is not None and self._received > self._max_length:
-                raise _too_long(self._max_length)
-            if self._content_length is not None and self._received > self._content_length:
-                raise BadRequest("The body is longer than its Content-Length.")
+            stop = self._stop
+            if stop is not None and self._received > stop:
+                # NOTE: the bytes up to the limit are decoded first, so that a fault in them
+                # is the answer whether or not the chunk that crossed the limit held them.
+                if stop > received:
+                    self._decoder.feed(data[: stop - received], events)
+                if self._content_length == stop:
+                    raise BadRequest("The body is longer than its Content-Length.")
+                raise _too_long(stop)
             self._decoder.feed(data, events)
         except BaseException:
             self._closed = True

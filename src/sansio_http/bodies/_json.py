@@ -1,8 +1,9 @@
 """Decode a JSON request body, answering every way it can be wrong with a 400.
 
 A body is the client's: invalid JSON, text that is not UTF-8, nesting deep enough to exhaust
-the stack and integers longer than Python converts are all the client's fault, so each is a
-:class:`~sansio_http.BadRequest`, never an exception that becomes a 500.
+the stack, integers longer than Python converts and numbers no finite float holds are all
+the client's fault, so each is a :class:`~sansio_http.BadRequest`, never an exception that
+becomes a 500 (or a value that cannot be written back as JSON).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Callable
+from math import inf
 from typing import Any, Final
 
 from sansio_http.messages._errors import BadRequest
@@ -33,9 +35,21 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
+def _finite_float(text: str) -> float:
+    # RFC 8259 §6: a number too large for a double (1e999) is not Infinity, which JSON
+    # cannot write back. float() reads a number in one pass however long its digits or its
+    # exponent (int() would refuse more than sys.get_int_max_str_digits() digits).
+    value = float(text)
+    if value in _INFINITIES:
+        raise ValueError("a number is too large for a finite float")
+    return value
+
+
+_INFINITIES: Final = (inf, -inf)
+
 # PERF: json.loads with an option builds a decoder per call; this one is built once, as
 # json.loads keeps its own default decoder. Decoding keeps no state between calls.
-_loads: Final = json.JSONDecoder(parse_constant=_refuse_constant).decode
+_loads: Final = json.JSONDecoder(parse_float=_finite_float, parse_constant=_refuse_constant).decode
 
 # The first bytes of the BOMs, so that a body without one is not compared with each.
 _BOM_STARTS: Final = frozenset(bom[0] for bom, _ in _BOMS)
@@ -50,16 +64,18 @@ def decode_json(data: bytes | str, loads: Callable[[str], Any] | None = None) ->
     Args:
         data: The body, or text already decoded.
         loads: Parses the text; ``ValueError`` and ``RecursionError`` from it
-            become a 400. The default is ``json.loads`` refusing ``NaN`` and
-            ``Infinity`` (RFC 8259 §6).
+            become a 400. The default is ``json.loads`` refusing ``NaN``,
+            ``Infinity`` and numbers too large for a finite float, such as
+            ``1e999`` (RFC 8259 §6), in time linear in the body's length.
 
     Returns:
         The decoded value.
 
     Raises:
         BadRequest: The body is not valid UTF-8 (or BOM-marked UTF-16/32),
-            not valid JSON, nested too deeply, or holds an integer with more
-            digits than Python converts (``sys.get_int_max_str_digits``).
+            not valid JSON, nested too deeply, holds an integer with more
+            digits than Python converts (``sys.get_int_max_str_digits``), or a
+            number beyond the largest finite float.
 
     Example:
         >>> decode_json(b'{"name": "caf\u00e9"}')

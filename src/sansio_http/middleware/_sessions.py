@@ -19,6 +19,7 @@ import binascii
 import hashlib
 import hmac
 import json
+import re
 import time
 from collections.abc import Callable, Iterator, MutableMapping, Sequence
 from datetime import timedelta
@@ -42,6 +43,15 @@ MAX_COOKIE_SIZE: Final = 4096
 _MIN_SECRET_SIZE: Final = 32
 # Ten decimal digits carry timestamps up to the year 2286.
 _MAX_TIMESTAMP_DIGITS: Final = 10
+# The deepest nesting of lists and dicts a session holds, its own dict being the first
+# level. Python's json recurses once per level and raises RecursionError near 1000 levels,
+# which 4096 bytes of "[" reach; a session has no use for more than a few levels.
+_MAX_DEPTH: Final = 32
+# A JSON string, escapes included; one left open runs to the end. Each match starts where
+# the last one ended and cannot backtrack, so removing them all takes linear time.
+_STRING: Final = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?')
+_BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
+_NOT_BRACKETS: Final = bytes(sorted(set(range(256)) - set(b"[]{}")))
 _BASE64URL: Final = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
 
@@ -115,6 +125,30 @@ def _b64decode(data: bytes) -> bytes:
     return base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
 
 
+def _too_deep(data: bytes) -> bool:
+    """Tell whether JSON text nests lists and objects more than _MAX_DEPTH levels deep."""
+    # PERF: the nesting is at most the number of brackets, which is how most sessions end.
+    if data.count(b"[") + data.count(b"{") <= _MAX_DEPTH:
+        return False
+    # Brackets inside strings do not nest: drop the strings, keep the brackets alone (as
+    # one kind: JSON pairs them by kind already), then remove the innermost pairs once per
+    # level. Each step is linear and there are at most _MAX_DEPTH of them. Text that is
+    # not JSON may come out as too deep; json.loads would refuse it anyway.
+    brackets = _STRING.sub(b"", data).translate(_BRACKETS, _NOT_BRACKETS)
+    for _ in range(_MAX_DEPTH):
+        if not brackets:
+            return False
+        brackets = brackets.replace(b"[]", b"")
+    return bool(brackets)
+
+
+def _too_deep_error() -> ValueError:
+    return ValueError(
+        f"the session nests lists and dicts more than {_MAX_DEPTH} levels deep; "
+        "store a flatter value"
+    )
+
+
 def _secret_bytes(secret: str | bytes) -> bytes:
     data = secret.encode() if isinstance(secret, str) else bytes(secret)
     if len(data) < _MIN_SECRET_SIZE:
@@ -141,10 +175,11 @@ class SessionMiddleware(Middleware):
     :data:`MAX_COOKIE_SIZE`, one older than ``max_age`` (a replay after
     expiry) and one whose payload is not a JSON object.
 
-    Values must be JSON-serialisable: writing a session that is not, or
-    whose cookie would exceed :data:`MAX_COOKIE_SIZE`, raises
-    ``ValueError`` (a 500 through the App's error handlers), since a browser
-    would silently drop such a cookie.
+    Values must be JSON-serialisable and nest lists and dicts at most 32
+    levels deep: writing a session that does not, or whose cookie would
+    exceed :data:`MAX_COOKIE_SIZE`, raises ``ValueError`` (a 500 through the
+    App's error handlers), since a browser would silently drop such a cookie.
+    A cookie nested deeper is read like any invalid one.
 
     Args:
         secret_keys: One secret, or several for rotation: the first signs,
@@ -208,13 +243,18 @@ class SessionMiddleware(Middleware):
         """Return the signed cookie value for a session's values.
 
         Raises:
-            ValueError: A value is not JSON-serialisable, or the cookie
-                would exceed :data:`MAX_COOKIE_SIZE`.
+            ValueError: A value is not JSON-serialisable, lists and dicts nest
+                more than 32 levels deep (the session's own dict is the
+                first), or the cookie would exceed :data:`MAX_COOKIE_SIZE`.
         """
         try:
             data = json.dumps(values, separators=(",", ":"), ensure_ascii=False).encode()
         except TypeError as exc:
             raise ValueError(f"the session holds a value JSON cannot store: {exc}") from exc
+        except RecursionError as exc:  # far deeper than the limit
+            raise _too_deep_error() from exc
+        if _too_deep(data):
+            raise _too_deep_error()
         message = _b64encode(data) + b".%d" % int(self.clock())
         value = message + b"." + _b64encode(self._signature(self._keys[0], message))
         if len(value) > MAX_COOKIE_SIZE:
@@ -228,7 +268,8 @@ class SessionMiddleware(Middleware):
         """Return the values of a signed cookie value, or None if it is not valid.
 
         Never raises: a value that is too big, malformed, signed with
-        another secret, expired or not a JSON object gives ``None``.
+        another secret, expired, not a JSON object or nested more than 32
+        levels deep gives ``None``.
         """
         if len(value) > MAX_COOKIE_SIZE or not value.isascii():
             return None
@@ -249,8 +290,10 @@ class SessionMiddleware(Middleware):
         if self.max_age is not None and self.clock() - int(stamp) > self.max_age:
             return None
         try:
-            values = json.loads(_b64decode(payload))
-        except (ValueError, binascii.Error):
+            data = _b64decode(payload)
+            # SECURITY: checked before parsing: json.loads would recurse once per level.
+            values = None if _too_deep(data) else json.loads(data)
+        except (ValueError, binascii.Error, RecursionError):
             return None
         return values if isinstance(values, dict) else None
 

@@ -106,6 +106,7 @@ class Checker:
             "complete": False,
             "length": 0,
             "declared": None,
+            "status": 200,
         }
         extensions = scope.get("extensions") or {}
 
@@ -120,12 +121,19 @@ class Checker:
             if not state["started"]:
                 self.check(kind == "http.response.start", f"{kind} sent before the start")
                 status = message.get("status")
-                self.check(type(status) is int and 200 <= status <= 599, f"bad status {status!r}")
+                self.check(type(status) is int and 100 <= status <= 599, f"bad status {status!r}")
+                state["status"] = status
                 for problem in _check_headers(message.get("headers", []), "start"):
                     self.fail(problem)
                 for name, value in message.get("headers", []):
                     if name == b"content-length":
                         state["declared"] = int(value)
+                    if name in (b"content-length", b"transfer-encoding"):
+                        # RFC 9110 §8.6, RFC 9112 §6.1.
+                        self.check(
+                            status is None or (status >= 200 and status != 204),
+                            f"{name.decode()} in a {status} response",
+                        )
                 state["started"] = True
             elif kind == "http.response.body":
                 body = message.get("body", b"")
@@ -156,8 +164,13 @@ class Checker:
         self.check(state["complete"] or saw_disconnect(), "the application returned mid-response")
 
     def _check_length(self, scope: Scope, state: dict[str, Any]) -> None:
+        status = state["status"]
         if scope["method"] == "HEAD":
             self.check(state["length"] == 0, "a HEAD response carried a body")
+        elif status < 200 or status == 204 or status == 304:
+            # RFC 9110 §15.3.5, §15.4.5: the head is the whole response; a
+            # 304's Content-Length is that of the 200 it stands for.
+            self.check(state["length"] == 0, f"a {status} response carried a body")
         elif state["declared"] is not None:
             self.check(
                 state["declared"] == state["length"],

@@ -50,6 +50,16 @@ async def head_with_body(scope: Scope, receive: Receive, send: Send) -> None:
     await send({**END, "body": b"x"})
 
 
+async def no_content_with_body(scope: Scope, receive: Receive, send: Send) -> None:
+    await send({**START, "status": 204})
+    await send({**END, "body": b"x"})
+
+
+async def no_content_with_length(scope: Scope, receive: Receive, send: Send) -> None:
+    await send({**START, "status": 204, "headers": [(b"content-length", b"0")]})
+    await send(END)
+
+
 async def concurrent_receive(scope: Scope, receive: Receive, send: Send) -> None:
     await asyncio.gather(receive(), receive())
 
@@ -79,6 +89,8 @@ async def after_disconnect(scope: Scope, receive: Receive, send: Send) -> None:
         (unfinished, "GET", {}, "returned mid-response"),
         (wrong_length, "GET", {}, "content-length 3 but 4"),
         (head_with_body, "HEAD", {}, "HEAD response carried a body"),
+        (no_content_with_body, "GET", {}, "a 204 response carried a body"),
+        (no_content_with_length, "GET", {}, "content-length in a 204 response"),
         (concurrent_receive, "POST", {"body": [b"a", b"b"]}, "while another call"),
         (raises_early, "GET", {}, "escaped before the response started"),
         (pathsend_not_offered, "GET", {}, "pathsend not offered"),

@@ -32,7 +32,7 @@ from sansio_http.messages._response import Response
 
 from ._lifespan import Hook, Lifespan
 from ._request import RAISE_EXCEPTIONS, ASGIRequest
-from ._response import ResponseSender
+from ._response import NO_LENGTH_FIELDS, ResponseSender
 from ._scope import check_scope
 from ._types import ASGIApp, Receive, Scope, Send
 from ._websocket import WebSocket, WebSocketDisconnect
@@ -171,17 +171,27 @@ class _HandlerApp:
                 logger.exception("error in the request handler")
                 response = InternalServerError().to_response(request)
             body = response.body
-            if body.__class__ is bytes:
+            status = response.status
+            if body.__class__ is bytes and status >= 200:
                 # PERF: the usual body, in memory, sent as ResponseSender would send it
                 # without making one: the head counts as sent from the first send(), so an
                 # error now propagates (the server closes the connection), and an OSError
-                # means the client is gone (ASGI 2.4), which is not an error.
+                # means the client is gone (ASGI 2.4), which is not an error. A 1xx goes
+                # to ResponseSender.
+                headers = response.raw_headers()
+                if status == 204 or status == 304:
+                    # RFC 9110 §15.3.5, §15.4.5: no content and no length, whatever the
+                    # response holds. PERF: a Response's raw_headers() leaves the length
+                    # out of a 204 already; a 304's or a subclass's may still hold one.
+                    head = True
+                    if status == 304 or response.__class__ is not Response:
+                        headers = [field for field in headers if field[0] not in NO_LENGTH_FIELDS]
                 try:
                     await send(
                         {
                             "type": "http.response.start",
-                            "status": response.status,
-                            "headers": response.raw_headers(),
+                            "status": status,
+                            "headers": headers,
                         }
                     )
                     await send(

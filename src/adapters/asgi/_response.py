@@ -33,6 +33,13 @@ READ_SIZE: Final = 256 * 1024
 
 _END: Final = object()
 
+# The framing fields a 1xx or 204 must not carry (RFC 9110 §8.6, RFC 9112 §6.1).
+# NOTE: a 304 may keep the Content-Length of the 200 it stands for, but the one
+# a response holds is that of its own body, rarely the 200's, and uvicorn's
+# httptools mode then waits for that much content and fails the response. The
+# core's make_conditional() drops it from a 304 too.
+NO_LENGTH_FIELDS: Final = frozenset({b"content-length", b"transfer-encoding"})
+
 
 class _FileShrank(Exception):
     """The file ended before the length promised in the response head."""
@@ -107,12 +114,18 @@ class ResponseSender:
                 after it, the caller must let the connection close.
         """
         body = response.body
+        status = response.status
         start = {
             "type": self._start_type,
-            "status": response.status,
+            "status": status,
             "headers": response.raw_headers(),
         }
-        if isinstance(body, bytes):
+        if status < 200 or status == 204 or status == 304:
+            # RFC 9110 §15.3.5, §15.4.5: no content, whatever body the response
+            # holds. A server would refuse it or read it as the start of the
+            # next response on the connection.
+            await self._send_no_content(start, body)
+        elif isinstance(body, bytes):
             # PERF: the usual case inline, two sends and no helper coroutines;
             # as _start and _emit would, it marks the head sent, or the client gone.
             self.started = True
@@ -133,6 +146,16 @@ class ResponseSender:
             await self._send_file(start, body)
         else:
             await self._stream(start, _chunks(body))
+
+    async def _send_no_content(self, start: Message, body: object) -> None:
+        """Send the head of a 1xx, 204 or 304, and close the body unread."""
+        start["headers"] = [
+            (name, value) for name, value in start["headers"] if name not in NO_LENGTH_FIELDS
+        ]
+        if not isinstance(body, bytes):
+            await _close_body(body)
+        await self._start(start)
+        await self._send_body(b"", more=False)
 
     async def _start(self, message: Message) -> None:
         self.started = True

@@ -34,6 +34,12 @@ log = logging.getLogger("sansio_http.server")
 _CHUNK_LINE = re.compile(rb"[0-9A-Fa-f]+[\t ]*(?:;[\t !-~]*)?")
 # RFC 9112 §2.2: empty lines before a request line are ignored.
 _BLANK_LINES = re.compile(rb"(?:\r?\n)*")
+# Seconds a connection that closes with a request body unread keeps reading
+# (and dropping) it, so that the client reads the response before the close:
+# Apache's lingering close waits 2 s.
+_LINGER_TIMEOUT = 2.0
+# The states of our side once a whole response was sent.
+_RESPONDED = (h11.DONE, h11.MUST_CLOSE)
 
 
 class _Refusal(Exception):
@@ -76,6 +82,8 @@ class HTTPConnection:
         """Answer requests until the client or the server closes."""
         try:
             await self._serve()
+            if self.h11.their_state is h11.SEND_BODY and self.h11.our_state in _RESPONDED:
+                await self._linger()
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
@@ -115,6 +123,9 @@ class HTTPConnection:
                 # RFC 9112 §6.1: answer, then close, so that whatever the
                 # Content-Length hid can never be read as a second request.
                 exchange.close_after = True
+            elif not head.transfer_encoding:
+                # RFC 9112 §6.3: a request with neither field has no body.
+                exchange.body_length = head.length or 0
             if head.chunked:
                 checker = ChunkLineChecker()
                 # Bytes that arrived with the head are already inside h11.
@@ -130,6 +141,35 @@ class HTTPConnection:
                 self.busy = False
             if not await self._finish_cycle(exchange):
                 return
+
+    async def _linger(self) -> None:
+        """Half-close, then discard what the client still sends, for a while.
+
+        The response was sent but the request body was not read. Closing
+        with unread bytes makes the kernel answer with a reset, which can
+        destroy the response before the client reads it (RFC 9112 §9.6).
+        Shutting down only our side lets the client see the end of the
+        response at once; its late bytes are read and dropped until it
+        closes too, for at most two seconds and ``max_drain_size`` bytes
+        (nginx lingers for up to 30 s).
+        """
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + _LINGER_TIMEOUT
+        discarded = 0
+        try:
+            if not self.writer.can_write_eof():
+                return
+            self.writer.write_eof()
+            while discarded <= self.config.max_drain_size:
+                remaining = deadline - loop.time()
+                if remaining <= 0:
+                    return
+                data = await asyncio.wait_for(self.reader.read(65536), remaining)
+                if not data:
+                    return
+                discarded += len(data)
+        except (asyncio.TimeoutError, ConnectionError, OSError):
+            pass
 
     def _new_h11(self) -> h11.Connection:
         return h11.Connection(h11.SERVER, max_incomplete_event_size=self.config.max_header_size)
@@ -256,6 +296,11 @@ class HTTPConnection:
         """Skip what is left of the body; return whether to keep going."""
         if self.h11.our_state is not h11.DONE or exchange.close_after:
             return False
+        unread = exchange.unread_body
+        if unread is not None and unread > self.config.max_drain_size:
+            # Known to be too much to skip: close now rather than wait for
+            # bytes that may never come (a client that announced a huge body).
+            return False
         drained = 0
         while self.h11.their_state is h11.SEND_BODY:
             try:
@@ -298,6 +343,7 @@ class _Head:
         "content_length",
         "host",
         "hosts",
+        "length",
         "size",
         "transfer_encoding",
         "websocket",
@@ -307,6 +353,7 @@ class _Head:
         self.size = 0
         self.hosts = 0
         self.host: bytes | None = None
+        self.length: int | None = None
         self.content_length = self.transfer_encoding = self.chunked = self.websocket = False
         # h11 gives lower-case names.
         for name, value in request.headers:
@@ -316,6 +363,10 @@ class _Head:
                 self.host = value
             elif name == b"content-length":
                 self.content_length = True
+                # h11 lets through one value of digits only; 0.15 and later at
+                # most 20 of them, older ones any number, which int() may refuse.
+                digits = value.lstrip(b"0")
+                self.length = int(digits or b"0") if len(digits) <= 20 else 10**20
             elif name == b"transfer-encoding":
                 self.transfer_encoding = True
                 self.chunked = self.chunked or b"chunked" in value.lower()

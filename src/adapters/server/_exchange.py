@@ -8,8 +8,9 @@ read the next piece of the body, start the response, write, end.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Final, Protocol
 
 import h11
 
@@ -17,6 +18,12 @@ from sansio_http.http._status import PHRASES
 from sansio_http.messages._target import Target
 from sansio_http.server._config import Config
 from sansio_http.server._date import with_date
+
+log = logging.getLogger("sansio_http.server")
+
+# RFC 9110 §8.6, RFC 9112 §6.1: a 1xx or 204 carries neither field. (A 304
+# may keep the Content-Length a 200 would have had; h11 frames it as empty.)
+_FRAMING_FIELDS: Final = frozenset({b"content-length", b"transfer-encoding"})
 
 
 class ChunkChecker(Protocol):
@@ -50,6 +57,9 @@ class Exchange:
         ended: Whether the whole response has been sent.
         status: The response status, once started (for the access log).
         sent_bytes: Body bytes sent so far.
+        body_length: The Content-Length the request announced (0 without
+            one), or None for a chunked body, whose length is unknown.
+        body_received: Request body bytes received so far.
     """
 
     def __init__(
@@ -81,7 +91,12 @@ class Exchange:
         self.body_complete = False
         self.lost = asyncio.Event()
         self.close_after = False
+        self.body_length: int | None = None
+        self.body_received = 0
         self._head_method = request.method == b"HEAD"
+        # Set by start(): whether the response may carry content at all.
+        self._no_content = False
+        self._dropped = False
         self.chunk_checker: ChunkChecker | None = None
         # What min_body_rate measures: bytes received, seconds spent waiting.
         self._received = 0
@@ -124,6 +139,7 @@ class Exchange:
                 continue
             if isinstance(event, h11.Data):
                 if event.data:
+                    self.body_received += len(event.data)
                     return bytes(event.data)
                 continue
             if isinstance(event, h11.EndOfMessage):
@@ -163,20 +179,53 @@ class Exchange:
         self._received += len(data)
         return data
 
+    @property
+    def unread_body(self) -> int | None:
+        """The announced body bytes not received yet; None when unknown."""
+        if self.body_length is None:
+            return None
+        return self.body_length - self.body_received
+
     async def start(self, status: int, headers: list[tuple[bytes, bytes]]) -> None:
-        """Send the response head, with a ``Date`` unless it has one."""
+        """Send the response head, with a ``Date`` unless it has one.
+
+        Raises:
+            h11.LocalProtocolError: ``status`` is below 200: h11 sends no
+                1xx as a final response. Nothing was sent.
+        """
+        if status == 413 and not self.body_complete and self.unread_body != 0:
+            # RFC 9110 §15.5.14: the server may close the connection so that
+            # the client stops sending; the body it announced will not be read.
+            self.close_after = True
+        if status < 200 or status == 204:
+            headers = [(n, v) for n, v in headers if n.lower() not in _FRAMING_FIELDS]
         if self.close_after:
             headers = [(n, v) for n, v in headers if n.lower() != b"connection"]
             headers.append((b"connection", b"close"))
+        reason = PHRASES.get(status, "").encode("ascii")
+        # Built before the exchange counts as started, so that a status h11
+        # refuses (a 1xx as the final response) can still become a 500.
+        response = h11.Response(status_code=status, headers=with_date(headers), reason=reason)
         self.status = status
         self.started = True
-        reason = PHRASES.get(status, "").encode("ascii")
-        response = h11.Response(status_code=status, headers=with_date(headers), reason=reason)
+        # RFC 9110 §9.3.2, §15.3.5, §15.4.5: no content in answer to HEAD or
+        # in a 204 or 304 (h11 frames them as empty, and refuses more).
+        self._no_content = self._head_method or status == 204 or status == 304
         await self._send(response)
 
     async def write(self, data: bytes) -> None:
-        """Send a piece of the response body (dropped for HEAD)."""
-        if not data or self._head_method:
+        """Send a piece of the response body (dropped for HEAD, 204 and 304)."""
+        if not data:
+            return
+        if self._no_content:
+            if not self._head_method and not self._dropped:
+                # Once per response: the access log line names the request.
+                self._dropped = True
+                log.warning(
+                    "the application sent content with a %d response; it was dropped"
+                    " (RFC 9110 §15.3.5, §15.4.5)",
+                    self.status,
+                )
             return
         self.sent_bytes += len(data)
         await self._send(h11.Data(data=data))

@@ -86,7 +86,9 @@ class Server:
         interface = self.config.interface
         if interface == "auto":
             interface = "asgi" if detect_interface(app) == "asgi" else "wsgi"
+        max_content_length: int | None = None
         if isinstance(app, App):
+            max_content_length = app.config.max_content_length
             if interface == "asgi":
                 from sansio_http.asgi import to_asgi
 
@@ -101,7 +103,9 @@ class Server:
         if interface == "asgi":
             self.asgi = ASGIRunner(cast(ASGIApp, app), self.config)
         else:
-            self.wsgi = WSGIRunner(cast(WSGIApp, app), self.config)
+            self.wsgi = WSGIRunner(
+                cast(WSGIApp, app), self.config, max_content_length=max_content_length
+            )
         self.connections: set[HTTPConnection] = set()
         self.tasks: set[asyncio.Task[None]] = set()
         self.stopping = asyncio.Event()

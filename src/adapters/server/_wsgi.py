@@ -3,8 +3,8 @@
 The application runs in a worker thread; every read of ``wsgi.input`` and
 every write of the response goes back to the event loop and waits there, so
 a slow client slows only its own thread (back-pressure), never the loop.
-The first ``max_prefetch_size`` bytes of a body are read on the loop before
-a thread is taken, so a slow small upload holds no thread at all.
+A body of at most ``max_prefetch_size`` bytes is read on the loop before a
+thread is taken, so a slow small upload holds no thread at all.
 """
 
 from __future__ import annotations
@@ -49,10 +49,15 @@ async def prefetch(exchange: Exchange, limit: int) -> Prefetched:
     """Read up to about ``limit`` bytes of the body on the event loop.
 
     Nothing is read when the client waits for ``100 Continue``: the
-    application decides whether it wants the body (RFC 9110 §10.1.1).
+    application decides whether it wants the body (RFC 9110 §10.1.1). Nor
+    when the body announces more than ``limit`` bytes: its reading would
+    take a thread anyway, and the application may refuse it from its head
+    (a 413) at once instead of after the client sent ``limit`` bytes, or
+    after the body timeout when the client sends nothing.
     """
     head = Prefetched()
-    if limit <= 0 or exchange.expects_continue:
+    length = exchange.body_length
+    if limit <= 0 or exchange.expects_continue or (length is not None and length > limit):
         return head
     try:
         while len(head.data) < limit:
@@ -188,19 +193,31 @@ def build_environ(exchange: Exchange, stream: InputStream, config: Config) -> di
 
 
 class WSGIRunner:
-    """Serve exchanges with a WSGI application on a thread pool."""
+    """Serve exchanges with a WSGI application on a thread pool.
 
-    def __init__(self, app: WSGIApp, config: Config) -> None:
+    Args:
+        app: The WSGI application.
+        config: The server's settings.
+        max_content_length: The largest body the application accepts, when
+            the server knows it (an App's); a larger one is not prefetched.
+    """
+
+    def __init__(
+        self, app: WSGIApp, config: Config, *, max_content_length: int | None = None
+    ) -> None:
         self.app = app
         self.config = config
         self.pool = ThreadPoolExecutor(config.threads, thread_name_prefix="wsgi")
+        self._prefetch_size = config.max_prefetch_size
+        if max_content_length is not None:
+            self._prefetch_size = min(self._prefetch_size, max_content_length)
 
     async def __call__(self, exchange: Exchange) -> None:
         """Run the application for one exchange."""
         loop = asyncio.get_running_loop()
         # SECURITY: a thread waiting on a slow body is a thread no one else
-        # gets; the start of the body is read here, where waiting is cheap.
-        prefetched = await prefetch(exchange, self.config.max_prefetch_size)
+        # gets; a small body is read here, where waiting is cheap.
+        prefetched = await prefetch(exchange, self._prefetch_size)
         await loop.run_in_executor(self.pool, self._run, exchange, loop, prefetched)
 
     def close(self) -> None:

@@ -25,7 +25,7 @@ from sansio_http.http._headers import Headers
 from sansio_http.messages._request import RAISE_EXCEPTIONS
 
 from ._request import ClientRequest
-from ._response import ClientResponse
+from ._response import ClientResponse, has_content
 
 __all__ = ["RAISE_EXCEPTIONS", "ASGIApp", "EventLoop", "Lifespan", "LifespanError", "run_asgi"]
 
@@ -200,7 +200,7 @@ class _Exchange:
         elif kind == "http.response.body":
             body = message.get("body", b"")
             self.complete = not message.get("more_body", False)
-            if body and self.request.method != "HEAD":
+            if body and self.request.method != "HEAD" and has_content(self.status):
                 self.chunks.append(bytes(body))
                 await self._until_drained()
         elif kind == "http.response.pathsend":
@@ -223,7 +223,8 @@ class _Exchange:
             raise OSError("the client closed the connection")
 
     async def _send_file(self, path: str) -> None:
-        if self.request.method != "HEAD":
+        status = self.status
+        if self.request.method != "HEAD" and status is not None and has_content(status):
             with open(path, "rb") as file:
                 self.chunks.append(file.read())
         self.complete = True

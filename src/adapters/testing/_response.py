@@ -21,10 +21,23 @@ from sansio_http.http._status import reason_phrase
 from ._cookies import parse_set_cookie
 from ._request import ClientRequest
 
-__all__ = ["ClientResponse"]
+__all__ = ["ClientResponse", "has_content"]
 
 # RFC 9110 §15.4: the redirections that carry a Location to follow.
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+def has_content(status: int) -> bool:
+    """Return whether a response of this status may carry content.
+
+    Args:
+        status: The status code.
+
+    Returns:
+        False for a 1xx, 204 or 304 (RFC 9110 §15.2, §15.3.5, §15.4.5):
+        a client reads no body after their head, whatever headers it has.
+    """
+    return status >= 200 and status != 204 and status != 304
 
 
 class ClientResponse:

@@ -23,7 +23,7 @@ from sansio_http.http._headers import Headers
 from sansio_http.messages._request import RAISE_EXCEPTIONS
 
 from ._request import ClientRequest
-from ._response import ClientResponse
+from ._response import ClientResponse, has_content
 
 __all__ = ["RAISE_EXCEPTIONS", "WSGIApp", "build_environ", "run_wsgi"]
 
@@ -206,11 +206,13 @@ class _Exchange:
         self.headers_sent = True
         status = self.status
         chunks = self._body(iterator, pending)
-        if self.request.method == "HEAD":
-            # RFC 9110 §9.3.2: a server sends no content in answer to HEAD.
+        code = int(status[:3])
+        if self.request.method == "HEAD" or not has_content(code):
+            # RFC 9110 §9.3.2, §15.3.5, §15.4.5: a client reads no content in
+            # answer to HEAD, or in a 1xx, 204 or 304, whatever was sent.
             chunks = (b"" for _ in chunks)
         return ClientResponse(
-            int(status[:3]),
+            code,
             Headers(self.headers),
             request=self.request,
             chunks=chunks,

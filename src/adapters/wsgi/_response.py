@@ -6,12 +6,14 @@ then an iterable of ``bytes``. A ``bytes`` body is one item; a sync iterable
 is streamed with its ``close()`` passed through; an async iterable is driven
 on an event loop of its own; a :class:`~sansio_http.FileBody` is read from
 the file, only its regions, through ``wsgi.file_wrapper`` when the server
-offers one. A HEAD request gets the headers only.
+offers one. A HEAD request, and a 1xx, 204 or 304 response, get the headers
+only, the body closed unread.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import io
 import logging
 import os
@@ -76,10 +78,11 @@ HOP_BY_HOP: Final = frozenset(
 )
 # RFC 9110 §15.3.5, §15.4.5: a 204 or 304 has no content, so no Content-Type
 # (wsgiref.validate refuses it); a 1xx or 204 has no Content-Length (§8.6).
-_NO_BODY_DROPPED: Final = (
-    HOP_BY_HOP | {b"content-type", b"content-length"},  # 1xx and 204
-    HOP_BY_HOP | {b"content-type"},  # 304
-)
+# NOTE: §8.6 lets a 304 keep the Content-Length of the 200 it stands for, but
+# the one a response holds is that of its own body, rarely the 200's, and
+# some servers (uvicorn's httptools mode) then wait for that much content.
+# The core's make_conditional() drops it from a 304 too.
+_NO_BODY_DROPPED: Final = HOP_BY_HOP | {b"content-type", b"content-length"}
 # PERF: the text of each field name sent, decoded once. Only names that are
 # not hop-by-hop enter it, and it stops growing at a bound, so an application
 # that makes up names cannot grow it without limit.
@@ -93,8 +96,8 @@ _FILE_BLOCK: Final = 64 * 1024
 def wsgi_headers(response: Response) -> list[tuple[str, str]]:
     """Return the response's header fields as ``start_response`` wants them.
 
-    Hop-by-hop fields are left out (PEP 3333), and so are the fields a 1xx,
-    204 or 304 response must not carry.
+    Hop-by-hop fields are left out (PEP 3333), and so are Content-Type and
+    Content-Length from a 1xx, 204 or 304 response, which has no content.
 
     Args:
         response: The response to send.
@@ -104,7 +107,7 @@ def wsgi_headers(response: Response) -> list[tuple[str, str]]:
     """
     status = response.status
     if status < 200 or status == 204 or status == 304:
-        dropped = _NO_BODY_DROPPED[status == 304]
+        dropped = _NO_BODY_DROPPED
         return [
             (name.decode("latin-1"), value.decode("latin-1"))
             for name, value in response.raw_headers()
@@ -225,6 +228,18 @@ def _async_chunks(body: AsyncIterable[bytes]) -> Generator[bytes, None, None]:
             loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
             loop.close()
+
+
+def _run_aclose(body: object) -> None:
+    """Run the ``aclose()`` of a body that will not be iterated, if it has one."""
+    aclose = getattr(body, "aclose", None)
+    if aclose is None:
+        return
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(aclose())
+    finally:
+        loop.close()
 
 
 class _FileRange(io.RawIOBase):
@@ -350,7 +365,7 @@ def _start(
     content_length: int | None = None,
 ) -> None:
     headers = wsgi_headers(response)
-    if content_length is not None and response.status >= 200 and response.status != 204:
+    if content_length is not None:
         headers.append(("content-length", str(content_length)))
     if exc_info is None:
         start_response(response.status_line, headers)
@@ -390,19 +405,35 @@ def send_response(
         _start(start_response, response, exc_info)
         if request.has_resources:
             request.close()
-        if not body or environ.get("REQUEST_METHOD") == "HEAD":
+        if (
+            not body
+            or environ.get("REQUEST_METHOD") == "HEAD"
+            or (status := response.status) < 200
+            or status == 204
+            or status == 304
+        ):
+            # RFC 9110 §9.3.2, §15.3.5, §15.4.5: no content in answer to HEAD
+            # or in a 1xx, 204 or 304, whatever body the response holds. Sent,
+            # it would be read as the start of the next response on the
+            # connection (gunicorn drops it with a warning; others do not).
             return []
         return [body]
-    head = environ.get("REQUEST_METHOD") == "HEAD"
+    status = response.status
+    # The head only: in answer to HEAD, or for a 1xx, 204 or 304 (see above).
+    head_only = (
+        environ.get("REQUEST_METHOD") == "HEAD" or status < 200 or status == 204 or status == 304
+    )
     closers: list[Callable[[], object]] = [request.close]
     if isinstance(body, FileBody):
-        return _send_file(response, body, request, start_response, closers, exc_info, head)
+        return _send_file(response, body, request, start_response, closers, exc_info, head_only)
     source_close = getattr(body, "close", None)
     if source_close is not None:
         closers.insert(0, source_close)
-    if head:
-        # Never iterated: an async generator that never started needs no
-        # closing, and a sync one is closed like any other body.
+    if head_only:
+        # Never iterated, but closed all the same: a sync body like any other,
+        # an async one (its aclose()) on an event loop of its own.
+        if isinstance(body, AsyncIterable):
+            closers.insert(0, functools.partial(_run_aclose, body))
         _start(start_response, response, exc_info)
         _close_all(closers)
         return []
@@ -429,7 +460,15 @@ def _send_file(
     length = body.content_length
     extra_length: int | None = None
     if head:
-        if length is None and "content-length" not in response.headers:
+        status = response.status
+        if (
+            length is None
+            and status >= 200
+            and status != 204
+            and status != 304
+            and "content-length" not in response.headers
+        ):
+            # HEAD: the length a GET would send (RFC 9110 §9.3.2).
             extra_length = _file_length(body, os.stat(body.path).st_size)
         _start(start_response, response, exc_info, extra_length)
         _close_all(closers)

@@ -1,0 +1,41 @@
+"""A Response whose status skips the core's checks, to test the adapters alone.
+
+The core refuses content on a 1xx, 204 or 304; the adapters and the server
+must still send none when a response gets past that (a subclass, a proxy
+object, a response mutated after the check). This subclass is such a
+response: it keeps its body and its Content-Length whatever its status.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sansio_http.http._status import reason_phrase
+from sansio_http.messages._response import Response
+
+
+class ForcedStatus(Response):
+    """A 200 response built with ``body``, then reporting ``status``."""
+
+    def __init__(self, body: Any, status: int, **options: Any) -> None:
+        super().__init__(body, **options)
+        self.forced = status
+
+    @property
+    def status(self) -> int:
+        """The forced status."""
+        return self.forced
+
+    @status.setter
+    def status(self, status: int) -> None:
+        self.forced = status
+
+    @property
+    def reason(self) -> str:
+        """The reason phrase of the forced status."""
+        return reason_phrase(self.forced)
+
+    @property
+    def status_line(self) -> str:
+        """The forced status as ``start_response`` wants it."""
+        return f"{self.forced} {self.reason}"

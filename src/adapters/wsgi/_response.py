@@ -105,7 +105,11 @@ def wsgi_headers(response: Response) -> list[tuple[str, str]]:
     Returns:
         ``(name, value)`` pairs of latin-1 ``str``, names lower-case.
     """
-    status = response.status
+    return _fields(response, response.status)
+
+
+def _fields(response: Response, status: int) -> list[tuple[str, str]]:
+    """Return ``wsgi_headers(response)`` for the status already read."""
     if status < 200 or status == 204 or status == 304:
         dropped = _NO_BODY_DROPPED
         return [
@@ -363,14 +367,17 @@ def _start(
     response: Response,
     exc_info: ExcInfo | None,
     content_length: int | None = None,
-) -> None:
-    headers = wsgi_headers(response)
+) -> int:
+    # Returns the status sent. PERF: read once (a property, which a subclass may compute).
+    status = response.status
+    headers = _fields(response, status)
     if content_length is not None:
         headers.append(("content-length", str(content_length)))
     if exc_info is None:
         start_response(response.status_line, headers)
     else:
         start_response(response.status_line, headers, exc_info)
+    return status
 
 
 def send_response(
@@ -402,13 +409,13 @@ def send_response(
     environ = request.environ
     if isinstance(body, bytes):
         # PERF: the common case; nothing to stream, nothing to close later.
-        _start(start_response, response, exc_info)
+        status = _start(start_response, response, exc_info)
         if request.has_resources:
             request.close()
         if (
             not body
             or environ.get("REQUEST_METHOD") == "HEAD"
-            or (status := response.status) < 200
+            or status < 200
             or status == 204
             or status == 304
         ):

@@ -11,7 +11,6 @@ the body exactly once.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,48 +23,9 @@ from sansio_http.messages._files import FileBody
 from sansio_http.messages._response import Response
 from sansio_http.testing import Client
 from tests.asgi.checker import HTTPResult, request, run
-from tests.integration.forced_status import ForcedStatus
+from tests.integration.forced_status import AsyncChunks, Chunks, with_status
 
 NO_CONTENT = [204, 304]
-
-
-class Chunks:
-    """A sync body that counts its iterations and its close() calls."""
-
-    def __init__(self) -> None:
-        self.iterated = 0
-        self.closed = 0
-
-    def __iter__(self) -> Iterator[bytes]:
-        self.iterated += 1
-        yield b"test"
-
-    def close(self) -> None:
-        self.closed += 1
-
-
-class AsyncChunks:
-    """An async body that counts its iterations and its aclose() calls."""
-
-    def __init__(self) -> None:
-        self.iterated = 0
-        self.closed = 0
-
-    def __aiter__(self) -> AsyncIterator[bytes]:
-        return self._chunks()
-
-    async def _chunks(self) -> AsyncIterator[bytes]:
-        self.iterated += 1
-        yield b"test"
-
-    async def aclose(self) -> None:
-        self.closed += 1
-
-
-def with_status(body: Any, status: int, length: int | None = None) -> Response:
-    """Return a response of ``status`` that holds ``body`` (and a length, if known)."""
-    headers = None if length is None else {"content-length": str(length)}
-    return ForcedStatus(body, status, headers=headers, content_type="text/plain")
 
 
 def serve(response: Response, method: str = "GET") -> HTTPResult:

@@ -8,6 +8,7 @@ response: it keeps its body and its Content-Length whatever its status.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 from sansio_http.http._status import reason_phrase
@@ -39,3 +40,43 @@ class ForcedStatus(Response):
     def status_line(self) -> str:
         """The forced status as ``start_response`` wants it."""
         return f"{self.forced} {self.reason}"
+
+
+class Chunks:
+    """A sync body that counts its iterations and its close() calls."""
+
+    def __init__(self) -> None:
+        self.iterated = 0
+        self.closed = 0
+
+    def __iter__(self) -> Iterator[bytes]:
+        self.iterated += 1
+        yield b"te"
+        yield b"st"
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+class AsyncChunks:
+    """An async body that counts its iterations and its aclose() calls."""
+
+    def __init__(self) -> None:
+        self.iterated = 0
+        self.closed = 0
+
+    def __aiter__(self) -> AsyncIterator[bytes]:
+        return self._chunks()
+
+    async def _chunks(self) -> AsyncIterator[bytes]:
+        self.iterated += 1
+        yield b"test"
+
+    async def aclose(self) -> None:
+        self.closed += 1
+
+
+def with_status(body: Any, status: int, length: int | None = None) -> Response:
+    """Return a response of ``status`` that holds ``body`` (and a length, if known)."""
+    headers = None if length is None else {"content-length": str(length)}
+    return ForcedStatus(body, status, headers=headers, content_type="text/plain")

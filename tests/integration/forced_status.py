@@ -4,6 +4,8 @@ The core refuses content on a 1xx, 204 or 304; the adapters and the server
 must still send none when a response gets past that (a subclass, a proxy
 object, a response mutated after the check). This subclass is such a
 response: it keeps its body and its Content-Length whatever its status.
+``Chunks`` and ``AsyncChunks`` are bodies that count how often they are
+iterated and closed, for the rule that every body is closed exactly once.
 """
 
 from __future__ import annotations

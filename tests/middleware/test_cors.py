@@ -71,6 +71,23 @@ def test_safelisted_methods_pass_a_preflight_whatever_the_settings() -> None:
     assert preflight(cors, SITE, "POST").status == 204
 
 
+def test_safelisted_header_names_are_listed_with_the_configured_ones() -> None:
+    cors = CORSMiddleware([SITE], allow_headers=["X-Client"])
+    answer = preflight(cors, SITE, "POST", "Content-Type, x-client")
+    assert answer.status == 204
+    assert answer.headers["access-control-allow-headers"] == "content-type, x-client"
+    # The listed names are always named; safelisted ones when they are asked for.
+    answer = preflight(cors, SITE, "POST", "accept")
+    assert answer.headers["access-control-allow-headers"] == "accept, x-client"
+    assert (
+        preflight(cors, SITE, "POST", "x-client").headers["access-control-allow-headers"]
+        == "x-client"
+    )
+    assert preflight(cors, SITE, "POST", "content-type, x-other").status == 403
+    # Range is safelisted for a single plain byte range only: it needs listing.
+    assert preflight(cors, SITE, "GET", "range").status == 403
+
+
 def test_plain_options_requests_are_left_to_the_app() -> None:
     cors = CORSMiddleware([SITE])
     assert cors.process_request(request("OPTIONS")) is None

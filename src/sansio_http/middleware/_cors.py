@@ -30,8 +30,18 @@ _ORIGIN: Final = re.compile(
     r"(?::[0-9]{1,5})?",
     re.ASCII | re.IGNORECASE,
 )
-# Fetch standard §4.1 (CORS-safelisted methods): they need no preflight.
+# Fetch standard §2.2.1 (CORS-safelisted method): they need no preflight.
 _SAFELISTED_METHODS: Final = ("GET", "HEAD", "POST")
+# Fetch standard §2.2.2 (CORS-safelisted request-header): these names are safe
+# with some values only, so a browser lists them in a preflight's
+# Access-Control-Request-Headers when the value is another one, such as
+# Content-Type: application/json. They are always allowed, whatever
+# allow_headers says: a JSON POST must not need a setting. Range is left out:
+# the standard safelists it for a single plain byte range only, so allowing
+# any Range stays the application's choice.
+_SAFELISTED_HEADERS: Final = frozenset(
+    {"accept", "accept-language", "content-language", "content-type"}
+)
 # RFC 9110 §5.6.2: a field name (and a method) is a token.
 _TOKEN: Final = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _ALLOW_ANY: Final = (b"access-control-allow-origin", b"*")
@@ -99,7 +109,11 @@ class CORSMiddleware(Middleware):
         allow_methods: The methods a preflight may ask for, or ``"*"`` for
             any; the safelisted GET, HEAD and POST by default.
         allow_headers: The request header fields a preflight may ask for,
-            or ``"*"`` for any; the CORS-safelisted ones need no listing.
+            or ``"*"`` for any. The CORS-safelisted names (``Accept``,
+            ``Accept-Language``, ``Content-Language`` and ``Content-Type``,
+            with any value) are always allowed and need no listing; a
+            preflight's answer names those it asked for beside the listed
+            ones.
         allow_credentials: Let pages send cookies and read the answers
             (``Access-Control-Allow-Credentials: true``).
         expose_headers: Response header fields the page may read beyond the
@@ -229,7 +243,9 @@ class CORSMiddleware(Middleware):
             headers_allowed = (
                 all(_TOKEN.fullmatch(name) for name in names)
                 if self.any_header
-                else all(name in self.allow_headers for name in names)
+                else all(
+                    name in self.allow_headers or name in _SAFELISTED_HEADERS for name in names
+                )
             )
         allowed = (
             headers_allowed
@@ -251,7 +267,7 @@ class CORSMiddleware(Middleware):
             # what was asked for instead; it was checked above.
             fields.append((b"access-control-allow-methods", method.encode("ascii")))
         if names:
-            value = ", ".join(names) if self.any_header else self._headers_value
+            value = ", ".join(names) if self.any_header else self._allowed_headers_value(names)
             fields.append((b"access-control-allow-headers", value.encode("ascii")))
         # PERF: a browser repeats the same few preflights; their fields are
         # kept, at most _MAX_ANSWERED of them, unless a callable decides
@@ -260,6 +276,14 @@ class CORSMiddleware(Middleware):
             self._answered[origin, method, requested] = fields.copy()
         add_checked_fields(response, fields)
         return response
+
+    def _allowed_headers_value(self, names: list[str]) -> str:
+        # The configured names, and the safelisted ones this preflight asked
+        # for: an answer for configured names stays what it was.
+        asked = _SAFELISTED_HEADERS.intersection(names) - self.allow_headers
+        if not asked:
+            return self._headers_value
+        return ", ".join(sorted(self.allow_headers | asked))
 
     def _origin_fields(self, origin: str) -> list[tuple[bytes, bytes]]:
         if self.allow_all:

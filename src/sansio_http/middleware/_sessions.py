@@ -21,7 +21,15 @@ import hmac
 import json
 import re
 import time
-from collections.abc import Callable, Iterator, MutableMapping, Sequence
+from collections.abc import (
+    Callable,
+    ItemsView,
+    Iterator,
+    KeysView,
+    MutableMapping,
+    Sequence,
+    ValuesView,
+)
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
@@ -34,9 +42,13 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_COOKIE_SIZE", "Session", "SessionMiddleware"]
 
-#: The largest cookie value read or written, in bytes. RFC 6265 §6.1 asks
-#: browsers for at least 4096 bytes per cookie, name and attributes
-#: included, and most stop there: a bigger cookie would be silently dropped.
+#: The largest cookie read or written, in bytes of its name and value
+#: together. Browsers drop a bigger cookie without a word: Chromium and
+#: Firefox count the name and the value and stop at 4096 bytes, the floor
+#: RFC 6265 §6.1 sets, and the draft revision of RFC 6265 (rfc6265bis) makes
+#: that its Set-Cookie parsing rule. The attributes are not counted: there,
+#: each attribute value is held to 1024 bytes on its own, and a longer one
+#: is ignored while the cookie is kept.
 MAX_COOKIE_SIZE: Final = 4096
 # 32 bytes: the output size of SHA-256, the key size HMAC-SHA256 is built for
 # (RFC 2104 §3); secrets.token_urlsafe(32) gives 43 characters of it.
@@ -61,6 +73,10 @@ class Session(MutableMapping[str, Any]):
     Setting, deleting, ``clear()``, ``pop()`` and ``update()`` mark it
     changed. Changing a value in place (``session["cart"].append(item)``)
     does not: set ``session.modified = True`` after such a change.
+
+    Every read marks it accessed: an item, ``get()``, ``in``, ``len()``,
+    truth, iteration, ``keys()``, ``values()``, ``items()``, ``==``,
+    ``to_dict()``, ``copy()``, ``repr()``, and ``copy.copy()`` or pickling.
 
     Args:
         values: The values read from the cookie.
@@ -107,11 +123,51 @@ class Session(MutableMapping[str, Any]):
         self.accessed = self.modified = True
         self._values.clear()
 
+    # SECURITY: every way of reading the values sets `accessed`, so that the
+    # response gets Vary: Cookie and a shared cache does not hand one client's
+    # session-dependent answer to another (RFC 9111 §4.1). The Mapping mixins
+    # read through the methods above; the methods below read `_values` directly.
+
+    def keys(self) -> KeysView[str]:
+        """Return a view of the names."""
+        self.accessed = True
+        return self._values.keys()
+
+    def values(self) -> ValuesView[Any]:
+        """Return a view of the values."""
+        self.accessed = True
+        return self._values.values()
+
+    def items(self) -> ItemsView[str, Any]:
+        """Return a view of the ``(name, value)`` pairs."""
+        self.accessed = True
+        return self._values.items()
+
+    def __eq__(self, other: object) -> bool:
+        self.accessed = True
+        if isinstance(other, Session):
+            other.accessed = True
+            return self._values == other._values
+        return super().__eq__(other)
+
     def to_dict(self) -> dict[str, Any]:
-        """Return a copy of the values."""
+        """Return a copy of the values, as a plain ``dict``."""
+        self.accessed = True
         return dict(self._values)
 
+    def copy(self) -> dict[str, Any]:
+        """Return a copy of the values, as a plain ``dict`` (as ``to_dict()``)."""
+        self.accessed = True
+        return dict(self._values)
+
+    def __reduce__(self) -> tuple[type[Session], tuple[dict[str, Any]]]:
+        # copy.copy(), copy.deepcopy() and pickle come here: a new session over
+        # a copy of the values, so that changing it leaves this one alone.
+        self.accessed = True
+        return Session, (dict(self._values),)
+
     def __repr__(self) -> str:
+        self.accessed = True
         return f"Session({self._values!r})"
 
 
@@ -171,14 +227,17 @@ class SessionMiddleware(Middleware):
 
     Outcomes for bad cookies, each a new empty session and never an error:
     a forged or tampered value (signature mismatch), one signed by a
-    secret no longer listed, a truncated or malformed one, one over
-    :data:`MAX_COOKIE_SIZE`, one older than ``max_age`` (a replay after
-    expiry) and one whose payload is not a JSON object.
+    secret no longer listed, a truncated or malformed one, one whose name
+    and value together are over :data:`MAX_COOKIE_SIZE`, one older than
+    ``max_age`` (a replay after expiry) and one whose payload is not a JSON
+    object.
 
     Values must be JSON-serialisable and nest lists and dicts at most 32
-    levels deep: writing a session that does not, or whose cookie would
-    exceed :data:`MAX_COOKIE_SIZE`, raises ``ValueError`` (a 500 through the
-    App's error handlers), since a browser would silently drop such a cookie.
+    levels deep: writing a session that does not, or whose cookie's name
+    and value together would exceed :data:`MAX_COOKIE_SIZE`, raises
+    ``ValueError`` (a 500 through the App's error handlers), since a browser
+    would silently drop such a cookie. A long ``cookie_name`` leaves that
+    much less room for the values.
     A cookie nested deeper is read like any invalid one.
 
     Args:
@@ -235,6 +294,9 @@ class SessionMiddleware(Middleware):
         self.samesite = samesite
         self.clock = clock
         self._prefix = cookie_name.encode() + b"\x00"
+        # NOTE: browsers count the name with the value (see MAX_COOKIE_SIZE),
+        # so a longer name leaves less room for the value.
+        self._max_value_size = MAX_COOKIE_SIZE - len(self._prefix) + 1
 
     def _signature(self, key: bytes, message: bytes) -> bytes:
         return hmac.new(key, self._prefix + message, hashlib.sha256).digest()
@@ -245,7 +307,8 @@ class SessionMiddleware(Middleware):
         Raises:
             ValueError: A value is not JSON-serialisable, lists and dicts nest
                 more than 32 levels deep (the session's own dict is the
-                first), or the cookie would exceed :data:`MAX_COOKIE_SIZE`.
+                first), or the cookie's name and value together would exceed
+                :data:`MAX_COOKIE_SIZE`.
         """
         try:
             data = json.dumps(values, separators=(",", ":"), ensure_ascii=False).encode()
@@ -257,9 +320,10 @@ class SessionMiddleware(Middleware):
             raise _too_deep_error()
         message = _b64encode(data) + b".%d" % int(self.clock())
         value = message + b"." + _b64encode(self._signature(self._keys[0], message))
-        if len(value) > MAX_COOKIE_SIZE:
+        if len(value) > self._max_value_size:
+            size = len(self._prefix) - 1 + len(value)
             raise ValueError(
-                f"the session cookie would take {len(value)} bytes, over the "
+                f"the session cookie's name and value would take {size} bytes, over the "
                 f"{MAX_COOKIE_SIZE} browsers keep; store less in the session"
             )
         return value.decode("ascii")
@@ -267,11 +331,12 @@ class SessionMiddleware(Middleware):
     def loads(self, value: str) -> dict[str, Any] | None:
         """Return the values of a signed cookie value, or None if it is not valid.
 
-        Never raises: a value that is too big, malformed, signed with
-        another secret, expired, not a JSON object or nested more than 32
-        levels deep gives ``None``.
+        Never raises: a value that is too big (with the cookie's name, over
+        :data:`MAX_COOKIE_SIZE`), malformed, signed with another secret,
+        expired, not a JSON object or nested more than 32 levels deep gives
+        ``None``.
         """
-        if len(value) > MAX_COOKIE_SIZE or not value.isascii():
+        if len(value) > self._max_value_size or not value.isascii():
             return None
         message, dot, signature = value.encode().rpartition(b".")
         payload, dot2, stamp = message.partition(b".")

@@ -22,7 +22,7 @@ from sansio_http.app._config import AppConfig
 from sansio_http.app._dispatch import _Dispatching
 from sansio_http.app._endpoints import Endpoint, join_rule
 from sansio_http.app._middleware import Middleware
-from sansio_http.app._scaffold import Blueprint, _Scaffold
+from sansio_http.app._scaffold import Blueprint, _Scaffold, check_call
 from sansio_http.app._urls import _UrlBuilding
 from sansio_http.messages._request import Request
 from sansio_http.routing import Converter, Router, Rule
@@ -159,22 +159,39 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
                 :class:`~sansio_http.Middleware` subclass.
 
         Raises:
-            TypeError: The object has neither hook.
+            TypeError: The object is a class, not an instance of it; it has
+                neither hook; or a hook cannot take the arguments it is
+                called with.
         """
+        if isinstance(middleware, type):
+            # Starlette takes the class and its options; here the hooks are
+            # the instance's methods, and the class's would be called without
+            # their self on every request.
+            raise TypeError(
+                f"add_middleware takes an instance: add_middleware({middleware.__name__}()), "
+                "with its options as the class's arguments"
+            )
         hooks: list[Callable[..., Any] | None] = []
-        for name in ("process_request", "process_response"):
+        for name, arguments in (
+            ("process_request", "request"),
+            ("process_response", "request, response"),
+        ):
             hook = getattr(middleware, name, None)
             # A hook inherited from the Middleware base does nothing: skip it.
             if getattr(hook, "__func__", None) is getattr(Middleware, name):
                 hook = None
             if hook is not None:
-                self._prepare_hook(hook, blocking=getattr(middleware, "blocking", True))
+                check_call(hook, f"{type(middleware).__name__}'s hook", arguments)
             hooks.append(hook)
         if hooks == [None, None]:
             raise TypeError(
                 f"{middleware!r} is not a middleware: it has neither process_request "
                 "nor process_response"
             )
+        blocking = getattr(middleware, "blocking", True)
+        for hook in hooks:
+            if hook is not None:
+                self._prepare_hook(hook, blocking=blocking)
         self.middleware.append(middleware)
         self._middleware_hooks.append((hooks[0], hooks[1]))
 

@@ -5,21 +5,147 @@ error handlers are recorded here, on either; a Blueprint keeps them until it
 is registered, and the App turns them into routes and endpoints at once
 (:meth:`_Scaffold._rule_added` and :meth:`_Scaffold._blueprint_added` are its
 hooks).
+
+What would only fail later is refused here, where it is written, naming the
+fix: a view or hook that is not callable, one that cannot be called with the
+arguments the App passes it, an error handler's key that is neither a status
+nor an exception class, and a URL prefix that does not start with ``/``. A
+blueprint checks when its decorators run, not when it is registered.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from sansio_http.routing._rules import rule_methods
 
-__all__ = ["Blueprint", "ErrorKey"]
+__all__ = ["Blueprint", "ErrorKey", "check_call"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: What an error handler is registered for: an exception class or a status code.
 ErrorKey = type[BaseException] | int
+
+
+def check_call(func: object, role: str, arguments: str) -> None:
+    """Refuse ``func`` unless it can be called with the named arguments.
+
+    The check binds placeholders to the signature, so that defaults,
+    ``*args``, keyword-only parameters with defaults, bound methods,
+    callable objects and :func:`functools.partial` are judged as a call
+    would judge them. A decorator's wrapper is judged by its own signature,
+    not the wrapped function's: the wrapper is what the App calls.
+
+    Args:
+        func: The registered function.
+        role: What it is, for the message, such as ``"error handler"``.
+        arguments: The names of the positional arguments the App passes it,
+            comma-separated, such as ``"request, exc"``.
+
+    Raises:
+        TypeError: ``func`` is not callable, or cannot take the arguments.
+    """
+    if not callable(func):
+        raise TypeError(
+            f"{role} is a function called as func({arguments}), not {func!r}: "
+            "pass the function itself"
+        )
+    try:
+        signature = inspect.signature(func, follow_wrapped=False)
+    except (TypeError, ValueError):
+        # Some builtins and extension callables have no signature to read;
+        # the call will tell.
+        return
+    names = arguments.split(", ")
+    try:
+        signature.bind(*names)
+    except TypeError:
+        name = getattr(func, "__name__", None) or type(func).__name__
+        # The parameters alone: annotations make the message hard to read.
+        signature = signature.replace(
+            parameters=[p.replace(annotation=p.empty) for p in signature.parameters.values()],
+            return_annotation=signature.empty,
+        )
+        raise TypeError(
+            f"{role} {name}{signature} is called as {name}({arguments}): make it take ({arguments})"
+        ) from None
+
+
+def _check_view(rule: str, view: object) -> None:
+    if callable(view):
+        return
+    fix = "pass the function itself"
+    if isinstance(view, str) and "." in view:
+        module, _, name = view.rpartition(".")
+        fix += f" (from {module} import {name}), not its name"
+    raise TypeError(f"the view of rule {rule!r} is a function, not {view!r}: {fix}")
+
+
+def _check_rule(rule: object, method: str) -> None:
+    if isinstance(rule, str):
+        return
+    if callable(rule):
+        # @app.get without parentheses would register nothing and put the
+        # decorator in the view's place; add_route(view, "/path") swaps them.
+        fix = (
+            "write add_route('/path', view)"
+            if method == "add_route"
+            else f"write @app.{method}('/path'), with the rule in parentheses"
+        )
+        raise TypeError(f"{method} takes the URL rule first, not {rule!r}: {fix}")
+    raise TypeError(f"a URL rule is a str such as '/items', not {rule!r}")
+
+
+def _check_prefix(name: str, url_prefix: object, *, positional: bool = False) -> None:
+    """Refuse a URL prefix that does not start with ``/`` (``None`` and ``""`` are none).
+
+    ``positional`` says that it may be the second argument of ``Blueprint``,
+    where Flask takes the ``import_name``.
+    """
+    if url_prefix is None or url_prefix == "":
+        return
+    if not isinstance(url_prefix, str):
+        raise TypeError(f"the URL prefix of blueprint {name!r} is a str, not {url_prefix!r}")
+    if url_prefix.startswith("/"):
+        return
+    if positional and all(part.isidentifier() for part in url_prefix.split(".")):
+        # Blueprint("admin", __name__), Flask's spelling, would mount the
+        # blueprint under the module's name.
+        raise ValueError(
+            f"Blueprint({name!r}, {url_prefix!r}): the second argument is the URL "
+            f"prefix, not Flask's import_name: write Blueprint({name!r}) or "
+            f"Blueprint({name!r}, url_prefix='/{name}')"
+        )
+    raise ValueError(
+        f"the URL prefix of blueprint {name!r} must start with '/': "
+        f"write url_prefix='/{url_prefix}'"
+    )
+
+
+def _check_error_key(key: object) -> None:
+    if isinstance(key, BaseException):
+        raise TypeError(
+            f"errorhandler takes the class {type(key).__name__}, not an instance: "
+            f"write @app.errorhandler({type(key).__name__})"
+        )
+    if isinstance(key, type) and issubclass(key, BaseException):
+        return
+    # NOTE: bool is an int, and a number out of 100-599 is no status
+    # (RFC 9110 §15): either would never match an error.
+    if isinstance(key, int) and not isinstance(key, bool) and 100 <= key <= 599:
+        return
+    if callable(key) and not isinstance(key, type):
+        # @app.errorhandler without its key: the handler came in as the key.
+        raise TypeError(
+            f"errorhandler takes a status code or an exception class, not {key!r}: "
+            "write @app.errorhandler(404) or @app.errorhandler(SomeError) above the handler"
+        )
+    raise TypeError(
+        f"errorhandler takes a status code or an exception class, not {key!r}: "
+        "write @app.errorhandler(404) or @app.errorhandler(SomeError)"
+    )
 
 
 class _Scaffold:
@@ -51,7 +177,12 @@ class _Scaffold:
             endpoint: The name for ``url_for``; the function's name by default.
             websocket: Whether the view takes websocket connections.
             defaults: Values for the view that the URL does not carry.
+
+        Raises:
+            TypeError: ``rule`` is not a string (``@app.route`` written without
+                its rule), or ``methods`` is a string.
         """
+        _check_rule(rule, "route")
 
         def decorator(func: F) -> F:
             self.add_route(
@@ -79,8 +210,19 @@ class _Scaffold:
         """Register ``view`` for a URL rule (the undecorated ``route``).
 
         Raises:
-            TypeError: ``methods`` is a string: write ``methods=["GET"]``.
+            TypeError: ``methods`` is a string: write ``methods=["GET"]``;
+                ``view`` is not callable (such as its name in a string); or
+                it has no ``__name__`` and no ``endpoint`` names it.
         """
+        _check_rule(rule, "add_route")
+        _check_view(rule, view)
+        if endpoint is None:
+            endpoint = getattr(view, "__name__", None)
+            if not isinstance(endpoint, str):
+                raise TypeError(
+                    f"the view {view!r} of rule {rule!r} has no __name__: "
+                    "name its endpoint with endpoint='...'"
+                )
         listed = methods if methods is None or isinstance(methods, str) else list(methods)
         # A Blueprint makes its rules when it is registered: methods="GET" (which
         # would allow G, E and T) is refused here, where it is written.
@@ -90,8 +232,8 @@ class _Scaffold:
             "websocket": websocket,
             "defaults": dict(defaults or {}),
         }
-        self._rules.append((rule, endpoint or view.__name__, view, options))
-        self._rule_added(rule, endpoint or view.__name__, view, options)
+        self._rules.append((rule, endpoint, view, options))
+        self._rule_added(rule, endpoint, view, options)
 
     def _rule_added(
         self, rule: str, endpoint: str, view: Callable[..., Any], options: dict[str, Any]
@@ -100,58 +242,94 @@ class _Scaffold:
 
     def get(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a GET view; see :meth:`route`."""
+        _check_rule(rule, "get")
         return self.route(rule, ["GET"], **options)
 
     def post(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a POST view; see :meth:`route`."""
+        _check_rule(rule, "post")
         return self.route(rule, ["POST"], **options)
 
     def put(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a PUT view; see :meth:`route`."""
+        _check_rule(rule, "put")
         return self.route(rule, ["PUT"], **options)
 
     def patch(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a PATCH view; see :meth:`route`."""
+        _check_rule(rule, "patch")
         return self.route(rule, ["PATCH"], **options)
 
     def delete(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a DELETE view; see :meth:`route`."""
+        _check_rule(rule, "delete")
         return self.route(rule, ["DELETE"], **options)
 
     def websocket(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a websocket view, called with the adapter's WebSocket."""
+        _check_rule(rule, "websocket")
         return self.route(rule, websocket=True, **options)
 
     def before_request(self, func: F) -> F:
-        """Run ``func(request)`` before each view; a returned value answers."""
+        """Run ``func(request)`` before each view; a returned value answers.
+
+        Raises:
+            TypeError: ``func`` is not callable, or cannot take ``(request)``.
+        """
+        check_call(func, "a before_request hook", "request")
         self.before_request_funcs.append(func)
         return func
 
     def after_request(self, func: F) -> F:
-        """Run ``func(request, response)`` after each view; it returns the response."""
+        """Run ``func(request, response)`` after each view; it returns the response.
+
+        Raises:
+            TypeError: ``func`` is not callable, or cannot take ``(request, response)``.
+        """
+        check_call(func, "an after_request hook", "request, response")
         self.after_request_funcs.append(func)
         return func
 
     def teardown_request(self, func: F) -> F:
-        """Run ``func(request, exc)`` at the end of every request, even failed ones."""
+        """Run ``func(request, exc)`` at the end of every request, even failed ones.
+
+        Raises:
+            TypeError: ``func`` is not callable, or cannot take ``(request, exc)``.
+        """
+        check_call(func, "a teardown_request hook", "request, exc")
         self.teardown_request_funcs.append(func)
         return func
 
     def errorhandler(self, key: ErrorKey) -> Callable[[F], F]:
-        """Handle a status code or an exception class with ``func(request, exc)``."""
-        if not isinstance(key, int) and not (
-            isinstance(key, type) and issubclass(key, BaseException)
-        ):
-            raise TypeError(f"errorhandler takes a status code or an exception class: {key!r}")
+        """Handle a status code or an exception class with ``func(request, exc)``.
+
+        Raises:
+            TypeError: ``key`` is neither a status code (100 to 599) nor an
+                exception class, or the decorated function is not callable
+                or cannot take ``(request, exc)``.
+        """
+        _check_error_key(key)
 
         def decorator(func: F) -> F:
+            check_call(func, "an error handler", "request, exc")
             self.error_handlers[key] = func
             return func
 
         return decorator
 
     def register_blueprint(self, blueprint: Blueprint, url_prefix: str | None = None) -> None:
-        """Mount a blueprint, optionally under another URL prefix than its own."""
+        """Mount a blueprint, optionally under another URL prefix than its own.
+
+        Raises:
+            TypeError: ``blueprint`` is not a :class:`Blueprint`.
+            ValueError: ``url_prefix`` does not start with ``/``.
+        """
+        if not isinstance(blueprint, Blueprint):
+            raise TypeError(
+                f"register_blueprint takes a Blueprint, not {blueprint!r}: "
+                "make one with Blueprint(name, url_prefix=...)"
+            )
+        _check_prefix(blueprint.name, url_prefix)
         self.blueprints.append((blueprint, url_prefix))
         self._blueprint_added(blueprint, url_prefix)
 
@@ -169,10 +347,16 @@ class Blueprint(_Scaffold):
     Args:
         name: The name, a prefix for endpoint names.
         url_prefix: The path prefix of its rules, such as ``/admin``.
+
+    Raises:
+        ValueError: ``name`` holds a dot, or ``url_prefix`` does not start
+            with ``/``; Flask's ``Blueprint("admin", __name__)`` is refused
+            so, since the second argument here is the URL prefix.
     """
 
     def __init__(self, name: str, url_prefix: str | None = None) -> None:
         if "." in name:
             raise ValueError("a blueprint name cannot contain a dot")
+        _check_prefix(name, url_prefix, positional=True)
         super().__init__(name)
         self.url_prefix = url_prefix

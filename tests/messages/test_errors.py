@@ -303,6 +303,44 @@ def test_abort_refuses_non_error_codes(status: int) -> None:
         abort(status)
 
 
+def test_abort_with_a_response_answers_with_that_response() -> None:
+    response = Response("go away", 403, {"X-Reason": "banned"})
+    with pytest.raises(HTTPError) as info:
+        abort(response)
+    error = info.value
+    assert error.status == 403
+    assert not isinstance(error, Forbidden)  # the response is the answer, not a Forbidden
+    request = Request("GET", "/", b"", [("accept", "application/json")], "http", None, "")
+    for answer in (error.to_response(), error.to_response(request)):
+        assert answer is response
+    assert (response.status, response.headers["x-reason"], response.body) == (
+        403,
+        "banned",
+        b"go away",
+    )
+    assert str(error) == "403 Forbidden: Forbidden."
+
+
+@pytest.mark.parametrize("status", [200, 302, 404, 451, 503])
+def test_abort_with_a_response_takes_any_status(status: int) -> None:
+    # abort(redirect(url)) ends a view with a redirection, as abort(404) does with an error.
+    response = Response(b"", status)
+    with pytest.raises(HTTPError) as first:
+        abort(response)
+    with pytest.raises(HTTPError) as second:
+        abort(Response(b"", status))
+    assert first.value.status == status
+    assert type(first.value) is type(second.value)  # one class per status, made once
+    assert first.value.to_response() is response
+
+
+def test_abort_with_a_response_takes_no_detail() -> None:
+    with pytest.raises(TypeError, match="set them on the response"):
+        abort(Response(status=403), "detail")
+    with pytest.raises(TypeError, match="set them on the response"):
+        abort(Response(status=403), headers={"X": "y"})
+
+
 def test_phrase_table_matches_rfc_9110_names() -> None:
     # Python 3.13 renamed these; our table follows RFC 9110 whatever the interpreter.
     assert PHRASES[413] == "Content Too Large"

@@ -23,6 +23,7 @@ from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any
 
 from sansio_http.app import App
+from sansio_http.app._responses import not_a_response
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFactory
 from sansio_http.messages._errors import HTTPError, InternalServerError
@@ -158,6 +159,9 @@ class _HandlerApp:
             try:
                 checked = check_scope(scope, self.head_limits, request)
                 response = checked or await self.handler(request)
+                if response.__class__ is not Response and not isinstance(response, Response):
+                    # Refused here, naming the handler, not as an AttributeError when sent.
+                    raise not_a_response(self.handler, response)
             except HTTPError as exc:
                 if request._receiver.disconnected:
                     return
@@ -256,6 +260,8 @@ def asgi_app(
         handler: Answers each HTTP request with a
             :class:`~sansio_http.Response`; raising an
             :class:`~sansio_http.HTTPError` answers with its response.
+            Returning anything else is a ``TypeError`` naming the handler,
+            logged and answered with a 500.
         websocket: Runs each websocket session; without one, websocket
             connections are refused (403).
         on_startup: Called with the lifespan state (a dict that requests

@@ -15,22 +15,21 @@ import atexit
 import inspect
 import sys
 from collections.abc import Callable, Collection, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sansio_http.app import App
+from sansio_http.app._responses import not_a_response
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFile
 from sansio_http.messages._errors import HTTPError, InternalServerError
 from sansio_http.messages._head import DEFAULT_HEAD_LIMITS, HeadLimits
 from sansio_http.messages._proxy import ProxyPolicy
+from sansio_http.messages._response import Response
 
 from ._environ import check_environ
 from ._request import WSGIRequest
 from ._response import RAISE_EXCEPTIONS, StartResponse, logger, send_response
 from ._runner import CoroutineRunner
-
-if TYPE_CHECKING:
-    from sansio_http.messages._response import Response
 
 __all__ = ["RAISE_EXCEPTIONS", "WSGIApplication", "respond", "to_wsgi", "wsgi_app"]
 
@@ -63,6 +62,9 @@ def respond(
     try:
         try:
             response = check_environ(request.environ, head_limits, request) or handler(request)
+            if response.__class__ is not Response and not isinstance(response, Response):
+                # Refused here, naming the handler, not as an AttributeError when sent.
+                raise not_a_response(handler, response)
         except HTTPError as exc:
             response = exc.to_response(request)
         except Exception:
@@ -109,10 +111,12 @@ def wsgi_app(
     """Turn ``def handler(request) -> Response`` into a WSGI application.
 
     Args:
-        handler: Called with a :class:`WSGIRequest` for each request. An
+        handler: Called with a :class:`WSGIRequest` for each request; it
+            returns a :class:`~sansio_http.Response`. An
             :class:`~sansio_http.HTTPError` it raises becomes that error's
-            response; any other exception a 500, logged with its traceback
-            on the ``sansio_http.wsgi`` logger.
+            response; any other exception (and a ``TypeError`` naming it
+            when it returns anything but a Response) a 500, logged with its
+            traceback on the ``sansio_http.wsgi`` logger.
         request_class: The request class to build, a :class:`WSGIRequest`
             subclass.
         max_content_length: Passed on to each request.

@@ -17,7 +17,7 @@ from sansio_http.app._config import AppConfig
 from sansio_http.app._debug import is_local, traceback_page
 from sansio_http.app._responses import _ResponseMaking
 from sansio_http.app._scaffold import ErrorKey, _Scaffold
-from sansio_http.messages._errors import HTTPError, InternalServerError
+from sansio_http.messages._errors import HTTPError, InternalServerError, _ResponseAnswer
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 
@@ -40,6 +40,9 @@ class _ErrorHandling(_ResponseMaking):
     ) -> Callable[..., Any] | None:
         keys: list[ErrorKey] = []
         if isinstance(exc, HTTPError):
+            if isinstance(exc, _ResponseAnswer):
+                # abort(response): the view already chose the answer, as in Flask.
+                return None
             keys.append(exc.status)
         keys.extend(type(exc).__mro__)
         # Innermost blueprint first; within a scope, the status code, then

@@ -41,6 +41,7 @@ from sansio_http.messages._response_fields import (
     STATUS_LINES,
     TEXT_PLAIN,
     TEXT_PLAIN_FIELD,
+    body_refused,
     checked_status,
     content_allowed,
     content_refused,
@@ -81,7 +82,10 @@ class Response(_HeaderMethods):
     Args:
         body: ``bytes``; a ``str``, encoded by the charset of the content type
             (UTF-8 by default); a sync or async iterable of ``bytes``; or a
-            :class:`~sansio_http.FileBody`.
+            :class:`~sansio_http.FileBody`. A ``bytearray`` or ``memoryview``
+            is copied to ``bytes``. A dict, or a list or tuple of values that
+            are not chunks, is refused: it is meant for
+            :class:`~sansio_http.JSONResponse`.
         status: The status code, 100 to 599.
         headers: Initial header fields, in any form
             :class:`~sansio_http.Headers` accepts; they are copied.
@@ -287,7 +291,8 @@ class Response(_HeaderMethods):
         Setting it accepts a ``str`` too (encoded by the charset of the content
         type) and updates Content-Length: to the new length when it is known,
         else by removing it. A 1xx, 204 or 304 response takes only ``b""``
-        (or ``""``); anything else raises ``ValueError``.
+        (or ``""``); anything else raises ``ValueError``. What the constructor
+        refuses (a dict, say) raises ``TypeError`` and leaves the body as it was.
         """
         return self._body
 
@@ -318,13 +323,13 @@ class Response(_HeaderMethods):
             length = len(data)
         elif isinstance(data, FileBody):
             length = data.content_length
-        elif isinstance(data, (Iterable, AsyncIterable)):
-            length = None
         else:
-            raise TypeError(
-                "a body is bytes, str, an iterable or async iterable of bytes, or a FileBody,"
-                f" not {type(data).__name__}"
-            )
+            # NOTE: a dict, or a list of JSON values, is iterable too, yet no stream of
+            # chunks: it is refused here, naming the fix, not when it is sent.
+            refused = body_refused(data)
+            if refused is not None:
+                raise refused
+            length = None
         status = self._status
         if has_no_length(status):
             if length != 0 or not isinstance(data, bytes):

@@ -3,13 +3,16 @@
 :class:`~sansio_http.Response` builds its first fields from these: the status
 check, the ``Content-Length`` field of a sized body (made once for small
 ones), the ``Content-Type`` field of a content type with its charset (each
-distinct value checked and parsed once), and the rule of RFC 9110 on which
+distinct value checked and parsed once), the rule of RFC 9110 on which
 statuses and methods have no content, which the adapters ask too
-(:func:`content_allowed`).
+(:func:`content_allowed`), and which values are no body at all
+(:func:`body_refused`).
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterable, Iterable, Mapping
+from types import AsyncGeneratorType, GeneratorType
 from typing import Final
 
 from sansio_http.http import parse_options_header
@@ -24,6 +27,7 @@ __all__ = [
     "STATUS_LINES",
     "TEXT_PLAIN",
     "TEXT_PLAIN_FIELD",
+    "body_refused",
     "checked_status",
     "content_allowed",
     "content_refused",
@@ -71,6 +75,44 @@ def content_refused(status: int, fix: str) -> ValueError:
 
 
 NO_BODY_FIX: Final = "build it without a body, or with b''"
+_BODY_TYPES: Final = "a body is bytes, str, an iterable or async iterable of bytes, or a FileBody"
+# What a streamed body yields; text is checked (and refused) when it is sent.
+_CHUNK_TYPES: Final = (bytes, bytearray, memoryview, str)
+_GENERATORS: Final = (GeneratorType, AsyncGeneratorType)
+
+
+def body_refused(body: object) -> TypeError | None:
+    """Return the error for a body that is no body, or None for chunks.
+
+    Called for a body that is not bytes, str or a FileBody. A mapping, or a
+    list or tuple whose first item is not a chunk, is iterable, yet it is a
+    value meant for JSON: sending it would fail far from the mistake, or
+    send its keys. Only the first item is looked at, so that a long list of
+    chunks costs nothing more; a later item that is not bytes is refused
+    when it is sent.
+    """
+    if isinstance(body, _GENERATORS):
+        return None  # PERF: the usual stream, before the slower checks of ABCs
+    if isinstance(body, (list, tuple)):
+        if not body or isinstance(body[0], _CHUNK_TYPES):
+            return None
+        # A view's tuple is (body, status[, headers]), never JSON.
+        kind, back = ("list", "the list") if isinstance(body, list) else ("tuple", "a list")
+        return TypeError(
+            f"{_BODY_TYPES}, not a {kind} of {type(body[0]).__name__}: for JSON, use"
+            f" JSONResponse([...]) or return {back} from a view"
+        )
+    if isinstance(body, Mapping):
+        kind = type(body).__name__
+        return TypeError(
+            f"{_BODY_TYPES}, not {kind}: for JSON, use JSONResponse({{...}}) or return"
+            f" the {kind} from a view"
+        )
+    if isinstance(body, (Iterable, AsyncIterable)):
+        return None
+    return TypeError(f"{_BODY_TYPES}, not {type(body).__name__}")
+
+
 # RFC 9110 §8.6 and RFC 9112 §6.1: never in a 1xx or 204, whoever set them.
 FRAMING_FIELDS: Final = (b"content-length", b"transfer-encoding")
 

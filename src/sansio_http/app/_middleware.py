@@ -18,7 +18,13 @@ each chunk to a :class:`ChunkTransform` as the adapter sends it.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterable,
+    Coroutine,
+    Generator,
+    Iterable,
+)
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sansio_http.messages._files import FileBody
@@ -102,8 +108,9 @@ def transform_body(body: Body, transform: ChunkTransform) -> Body:
     ``bytes`` are transformed at once. An iterable becomes a generator and
     an async iterable an async generator that transform each chunk while the
     adapter sends it, so nothing is buffered; closing the wrapper closes the
-    wrapped body (``close()`` or ``aclose()``), as the adapters do for any
-    body.
+    wrapped body (``close()`` or ``aclose()``) exactly once, as the adapters
+    do for any body, even when the wrapper was never iterated (an answer to
+    ``HEAD``).
 
     Args:
         body: A response body, not a :class:`~sansio_http.FileBody`.
@@ -117,11 +124,13 @@ def transform_body(body: Body, transform: ChunkTransform) -> Body:
     if isinstance(body, FileBody):
         raise TypeError("a FileBody is read by the adapter and cannot be transformed")
     if isinstance(body, AsyncIterable):
-        return _transform_async(body, transform)
-    return _transform_sync(body, transform)
+        return _ClosingAsyncChunks(body, _transform_async(body, transform))
+    return _ClosingChunks(body, _transform_sync(body, transform))
 
 
-def _transform_sync(body: Iterable[bytes], transform: ChunkTransform) -> Iterator[bytes]:
+def _transform_sync(
+    body: Iterable[bytes], transform: ChunkTransform
+) -> Generator[bytes, None, None]:
     try:
         for chunk in body:
             output = transform.feed(chunk)
@@ -138,7 +147,7 @@ def _transform_sync(body: Iterable[bytes], transform: ChunkTransform) -> Iterato
 
 async def _transform_async(
     body: AsyncIterable[bytes], transform: ChunkTransform
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     try:
         async for chunk in body:
             output = transform.feed(chunk)
@@ -246,3 +255,91 @@ def add_vary(headers: MutableHeaders, name: str) -> None:
             if item == lowered or item == "*":
                 return
     headers["vary"] = ", ".join([*values, name])
+
+
+# NOTE: a generator closed before its first next() never enters its body, so
+# the ``finally`` of _transform_sync and _transform_async, which closes the
+# wrapped body, does not run. An adapter closes a body unread when it answers
+# HEAD (or a status without content); these wrappers close the wrapped body
+# themselves until the first chunk is asked for, and leave it to the
+# generator's ``finally`` from then on, so that it is closed exactly once.
+
+
+class _ClosingChunks(Generator[bytes, None, None]):
+    """A transform generator that closes its source even if never started."""
+
+    __slots__ = ("_chunks", "_source")
+
+    def __init__(self, source: Iterable[bytes], chunks: Generator[bytes, None, None]) -> None:
+        # The source while the generator has not started, then None.
+        self._source: Iterable[bytes] | None = source
+        self._chunks = chunks
+
+    def __next__(self) -> bytes:
+        self._source = None
+        return next(self._chunks)
+
+    def send(self, value: None) -> bytes:
+        """Resume the transform, as ``next()`` does."""
+        self._source = None
+        return self._chunks.send(value)
+
+    def throw(self, typ: Any, value: Any = None, traceback: Any = None, /) -> bytes:
+        """Raise an exception inside the transform, closing the source."""
+        self._close_unstarted()
+        if value is None and traceback is None:
+            return self._chunks.throw(typ)
+        return self._chunks.throw(typ, value, traceback)  # pragma: no cover - deprecated form
+
+    def close(self) -> None:
+        """Stop the transform and close the source once."""
+        self._close_unstarted()
+        self._chunks.close()
+
+    def _close_unstarted(self) -> None:
+        source = self._source
+        if source is not None:
+            self._source = None
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
+
+
+class _ClosingAsyncChunks(AsyncGenerator[bytes, None]):
+    """An async transform generator that closes its source even if never started."""
+
+    __slots__ = ("_chunks", "_source")
+
+    def __init__(self, source: AsyncIterable[bytes], chunks: AsyncGenerator[bytes, None]) -> None:
+        self._source: AsyncIterable[bytes] | None = source
+        self._chunks = chunks
+
+    def __anext__(self) -> Coroutine[Any, Any, bytes]:
+        # PERF: the generator's own awaitable, without a coroutine around it.
+        self._source = None
+        return self._chunks.__anext__()
+
+    def asend(self, value: None) -> Coroutine[Any, Any, bytes]:
+        """Resume the transform, as ``__anext__()`` does."""
+        self._source = None
+        return self._chunks.asend(value)
+
+    async def athrow(self, typ: Any, value: Any = None, traceback: Any = None, /) -> bytes:
+        """Raise an exception inside the transform, closing the source."""
+        await self._close_unstarted()
+        if value is None and traceback is None:
+            return await self._chunks.athrow(typ)
+        return await self._chunks.athrow(typ, value, traceback)  # pragma: no cover - deprecated
+
+    async def aclose(self) -> None:
+        """Stop the transform and close the source once."""
+        await self._close_unstarted()
+        await self._chunks.aclose()
+
+    async def _close_unstarted(self) -> None:
+        source = self._source
+        if source is not None:
+            self._source = None
+            aclose = getattr(source, "aclose", None)
+            if aclose is not None:
+                await aclose()

@@ -19,6 +19,7 @@ import contextvars
 import functools
 import inspect
 import logging
+import threading
 from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any
 
@@ -443,7 +444,10 @@ def to_asgi(
     App (``AppConfig.threads`` threads) with the context copied, so
     ``current_request`` works in them; coroutine functions run on the
     server's event loop. Websocket rules get a :class:`WebSocket`; the App's
-    startup and shutdown hooks run in the lifespan.
+    startup and shutdown hooks run in the lifespan, once per process however
+    many times the App is mounted (see ``App.on_startup``), and the state
+    they fill is the lifespan state each request's ``request.state`` starts
+    with.
 
     Args:
         app: The App; this installs its ``thread_runner``.
@@ -481,14 +485,19 @@ def to_asgi(
         view, values = app.websocket_view(request)
         await view(websocket, **values)
 
+    lifecycle = app.lifecycle
+
     async def startup(state: dict[str, Any]) -> None:
-        for func in app.startup_funcs:
-            await app.ensure_async(func)()
+        # NOTE: once per process, whatever the number of mounts: when another
+        # mount (to_wsgi at import, say) ran the hooks, this one only shares
+        # the state they filled with the server, which copies it into each
+        # request's scope.
+        await lifecycle.start_async(app.ensure_async, threading.Event())
+        state.update(lifecycle.state)
 
     async def shutdown(state: dict[str, Any]) -> None:
         try:
-            for func in app.shutdown_funcs:
-                await app.ensure_async(func)()
+            await lifecycle.stop_async(app.ensure_async)
         finally:
             runner.shutdown()
 

@@ -14,7 +14,7 @@ import asyncio
 import functools
 import tempfile
 import threading
-from collections.abc import AsyncIterator, Collection, Coroutine, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Iterator
 from typing import Any, Final, Generic, TypeVar
 
 from sansio_http.bodies._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
@@ -64,6 +64,15 @@ def default_spool() -> tempfile.SpooledTemporaryFile[bytes]:
 
 
 T = TypeVar("T")
+
+#: Why an awaitable of the request refuses to run on another event loop.
+FOREIGN_LOOP: Final = (
+    "the request's body arrives through the server's event loop, and this read runs on "
+    "another event loop (asyncio.run() in a def view?), where it would wait forever: "
+    "in a def view use the blocking methods, request.get_data(), get_form(), get_files(), "
+    "get_json(), iter_data() and check_disconnected(), or make the view async def and "
+    "await request.body()"
+)
 
 # The states of the body.
 _UNREAD, _STREAMING, _READ, _CACHED = range(4)
@@ -225,6 +234,8 @@ class ASGIRequest(BodyRequest):
         if self._body is None:
             if self._body_state != _UNREAD:
                 raise RuntimeError(ALREADY_STREAMED)
+            # Taken first: awaited on a foreign loop, it raises with the body unread.
+            receive = self._receiver.receive
             # PERF: the messages are read here, as _chunks reads them, rather
             # than through it: an async generator costs its creation, its
             # registration with the loop and a step per chunk.
@@ -232,7 +243,6 @@ class ASGIRequest(BodyRequest):
             chunks: list[bytes] = []
             try:
                 self._check_declared_length()
-                receive = self._receiver.receive
                 while True:
                     chunk, more = self._take(await receive())
                     if chunk:
@@ -263,13 +273,13 @@ class ASGIRequest(BodyRequest):
             return _once(self._body)
         if self._body_state != _UNREAD:
             raise RuntimeError(ALREADY_STREAMED)
+        receive = self._receiver.receive
         self._body_state = _STREAMING
-        return self._chunks()
+        return self._chunks(receive)
 
-    async def _chunks(self) -> AsyncIterator[bytes]:
+    async def _chunks(self, receive: Callable[[], Awaitable[Message]]) -> AsyncIterator[bytes]:
         try:
             self._check_declared_length()
-            receive = self._receiver.receive
             while True:
                 chunk, more = self._take(await receive())
                 if chunk:
@@ -374,12 +384,12 @@ class ASGIRequest(BodyRequest):
             return
         if self._body_state != _UNREAD:
             raise RuntimeError(ALREADY_STREAMED)
+        receive = self._receiver.receive
         # PERF: the messages are read here, as _chunks reads them, rather than
         # through stream(): one async generator per form instead of two.
         self._body_state = _STREAMING
         try:
             self._check_declared_length()
-            receive = self._receiver.receive
             pieces: list[bytes] = []
             size = 0
             more = True
@@ -456,7 +466,19 @@ class ASGIRequest(BodyRequest):
 
     @property
     def _receiver(self) -> Receiver:
-        """The receiver of the request's messages, made when first needed."""
+        """The receiver of the request's messages, made when first needed.
+
+        Raises:
+            RuntimeError: Asked for on an event loop other than the one the
+                request was built on (``asyncio.run(request.body())`` in a
+                ``def`` view), whose awaits on the server's ``receive()``
+                would never wake up.
+        """
+        loop = self._loop
+        if loop is not None:
+            running = self._running_loop()
+            if running is not None and running is not loop:
+                raise RuntimeError(FOREIGN_LOOP)
         receiver = self._made_receiver
         if receiver is None:
             receiver = self._made_receiver = Receiver(self._receive)

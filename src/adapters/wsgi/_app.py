@@ -14,6 +14,7 @@ from __future__ import annotations
 import atexit
 import inspect
 import sys
+import threading
 from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
@@ -183,7 +184,9 @@ def to_wsgi(
     thread; coroutine functions run to completion on an event loop kept per
     worker thread (see ``App.coroutine_runner``), with the context copied so
     ``current_request`` works in them. The App's startup hooks run now, and
-    its shutdown hooks when the interpreter exits.
+    its shutdown hooks when the interpreter exits, each once per process
+    however many times the App is mounted (see ``App.on_startup``); each
+    request's ``request.state`` starts with what they stored.
 
     Args:
         app: The App; this installs its ``coroutine_runner``.
@@ -206,24 +209,36 @@ def to_wsgi(
         )
     runner = CoroutineRunner()
     app.coroutine_runner = runner
-    for func in app.startup_funcs:
-        app.ensure_sync(func)()
+    lifecycle = app.lifecycle
+    # NOTE: once per process, whatever the number of mounts: an App mounted
+    # with to_asgi too, or again, shares this startup and its state.
+    lifecycle.start_sync(app.ensure_sync, threading.Event())
 
     def shutdown() -> None:
         try:
-            for func in app.shutdown_funcs:
-                app.ensure_sync(func)()
+            lifecycle.stop_sync(app.ensure_sync)
         finally:
             runner.close()
 
     atexit.register(shutdown)
 
-    handle: Callable[[WSGIRequest], Response] = app.dispatch_sync
+    dispatch: Callable[[WSGIRequest], Response] = app.dispatch_sync
     if proxy_policy is not None:
         policy = proxy_policy
 
-        def handle(request: WSGIRequest) -> Response:
+        def dispatch(request: WSGIRequest) -> Response:
             return app.dispatch_sync(policy.apply(request))
+
+    handle: Callable[[WSGIRequest], Response] = dispatch
+    if app.startup_funcs:
+        # What the startup hooks stored seeds each request's state, as the
+        # ASGI lifespan state does. PERF: an App without hooks pays nothing.
+        state = lifecycle.state
+
+        def handle(request: WSGIRequest) -> Response:
+            if state:
+                request.state.update(state)
+            return dispatch(request)
 
     return wsgi_app(
         handle,

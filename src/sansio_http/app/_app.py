@@ -21,6 +21,7 @@ from sansio_http.app._bridges import CoroutineRunner, ThreadRunner
 from sansio_http.app._config import AppConfig
 from sansio_http.app._dispatch import _Dispatching
 from sansio_http.app._endpoints import Endpoint, join_rule
+from sansio_http.app._lifecycle import Lifecycle, hook_arguments
 from sansio_http.app._middleware import Middleware
 from sansio_http.app._scaffold import Blueprint, _Scaffold, check_call
 from sansio_http.app._urls import _UrlBuilding
@@ -62,8 +63,12 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         self.config = config or AppConfig()
         self.router = Router(converters=converters)
         self.endpoints: dict[str, Endpoint] = {}
-        self.startup_funcs: list[Callable[..., Any]] = []
-        self.shutdown_funcs: list[Callable[..., Any]] = []
+        #: The startup and shutdown hooks and the lifespan state they fill,
+        #: shared by every mount of the App so that the hooks run once per
+        #: process (see :mod:`~sansio_http.app._lifecycle`).
+        self.lifecycle = Lifecycle()
+        self.startup_funcs: list[Callable[..., Any]] = self.lifecycle.startup_funcs
+        self.shutdown_funcs: list[Callable[..., Any]] = self.lifecycle.shutdown_funcs
         self.coroutine_runner: CoroutineRunner | None = None
         self.thread_runner: ThreadRunner | None = None
         # The answers of _match for static rules, by path and method, and the
@@ -206,12 +211,49 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         self._inline_hooks.add(hook)
 
     def on_startup(self, func: F) -> F:
-        """Run ``func()`` when the server starts (ASGI lifespan, or WSGI mount)."""
+        """Run ``func`` once when the server starts, before it serves requests.
+
+        The ASGI lifespan runs the startup hooks, and ``to_wsgi`` when it
+        mounts the App; however many times the App is mounted, they run once
+        per process. A hook with one parameter receives the lifespan state,
+        a :class:`~sansio_http.State` whose values every request's
+        ``request.state`` starts with, under either adapter::
+
+            @app.on_startup
+            def connect(state: State) -> None:
+                state["db"] = make_pool()
+
+        Args:
+            func: The hook, ``def`` or ``async def``, taking no argument or
+                the state.
+
+        Returns:
+            ``func``, so that this works as a decorator.
+
+        Raises:
+            TypeError: ``func`` needs more than one argument.
+        """
+        hook_arguments(func, self.lifecycle.state)  # refuses a wrong signature now
         self.startup_funcs.append(func)
         return func
 
     def on_shutdown(self, func: F) -> F:
-        """Run ``func()`` when the server stops."""
+        """Run ``func`` once when the server stops, if the startup completed.
+
+        Like a startup hook, it may take the lifespan state. Every shutdown
+        hook runs, even after one fails.
+
+        Args:
+            func: The hook, ``def`` or ``async def``, taking no argument or
+                the state.
+
+        Returns:
+            ``func``, so that this works as a decorator.
+
+        Raises:
+            TypeError: ``func`` needs more than one argument.
+        """
+        hook_arguments(func, self.lifecycle.state)
         self.shutdown_funcs.append(func)
         return func
 

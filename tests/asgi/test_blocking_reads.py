@@ -88,7 +88,9 @@ def test_forms_and_json_through_the_loop() -> None:
         request, _ = make(chunks(body[:7], body[7:]), headers=[MULTIPART])
         form = await in_thread(request.get_form)
         files = await in_thread(request.get_files)
-        as_json, _ = make(chunks(b'{"n": ', b"[1]}"))
+        as_json, _ = make(
+            chunks(b'{"n": ', b"[1]}"), headers=[(b"content-type", b"application/json")]
+        )
         try:
             return form.to_dict(), files["upload"].read(), await in_thread(as_json.get_json)
         finally:

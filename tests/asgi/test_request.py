@@ -236,7 +236,9 @@ def test_is_disconnected_does_not_lose_the_body() -> None:
 
 def test_json() -> None:
     async def main() -> Any:
-        request, _ = make(chunks(b'{"a": [1, ', b'"\xc3\xa9"]}'))
+        request, _ = make(
+            chunks(b'{"a": [1, ', b'"\xc3\xa9"]}'), headers=[(b"content-type", b"application/json")]
+        )
         return await request.json()
 
     assert run(main()) == {"a": [1, "é"]}
@@ -244,7 +246,7 @@ def test_json() -> None:
 
 def test_invalid_json_is_a_400() -> None:
     async def main() -> None:
-        request, _ = make(chunks(b"{nope"))
+        request, _ = make(chunks(b"{nope"), headers=[(b"content-type", b"application/json")])
         with pytest.raises(BadRequest):
             await request.json()
 

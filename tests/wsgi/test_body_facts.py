@@ -52,7 +52,9 @@ def test_bytes_read_follows_the_reads() -> None:
 
 def test_the_awaited_spelling_reads_the_input() -> None:
     async def main() -> tuple[bytes, list[bytes], dict[str, str], object]:
-        request = WSGIRequest(make_environ("POST", body=b'{"a": 1}'))
+        request = WSGIRequest(
+            make_environ("POST", body=b'{"a": 1}', content_type="application/json")
+        )
         body = await request.body()
         chunks = [chunk async for chunk in request.stream()]
         form = WSGIRequest(

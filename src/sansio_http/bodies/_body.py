@@ -18,12 +18,16 @@ the rest, so it performs no I/O itself.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
-from typing import Any, Final, TypeVar
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Mapping
+from functools import WRAPPER_ASSIGNMENTS, partial, update_wrapper
+from typing import TYPE_CHECKING, Any, Concatenate, Final, Generic, ParamSpec, TypeVar, overload
+
+from typing_extensions import Self
 
 from sansio_http.bodies._formdata import FormData, UploadedFile
 from sansio_http.bodies._json import decode_json
-from sansio_http.http._multidict import ImmutableMultiDict
+from sansio_http.http._multidict import ImmutableMultiDict, MultiDict
+from sansio_http.messages._errors import UnsupportedMediaType
 from sansio_http.messages._request import Request
 
 __all__ = [
@@ -56,6 +60,23 @@ _ASYNC_SPELLING: Final = {
 }
 
 
+# The Content-Type values that httpx, requests, axios, fetch() code and jQuery
+# code usually send for JSON; is_json decides for any other.
+_USUAL_JSON_TYPES: Final = frozenset(
+    f"application/json{parameters}"
+    for parameters in ("", ";charset=utf-8", "; charset=utf-8", ";charset=UTF-8", "; charset=UTF-8")
+)
+
+# RFC 9110 §12.5.1: Accept in a response says what a request's content may be.
+_ACCEPT_JSON: Final = {"Accept": "application/json"}
+_NOT_JSON: Final = (
+    "The request body is not declared as JSON; send it with Content-Type: application/json."
+)
+_NO_TYPE: Final = (
+    "The request body has no Content-Type; send JSON with Content-Type: application/json."
+)
+
+
 def blocking_read_error(name: str) -> RuntimeError:
     """Return the error for a blocking read on an event loop's thread.
 
@@ -72,6 +93,147 @@ def blocking_read_error(name: str) -> RuntimeError:
     )
 
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
+# The blocking spelling of each awaited read that Flask spells as a value.
+_BLOCKING_SPELLING: Final = {"form": "get_form", "files": "get_files", "json": "get_json"}
+
+# What a view written for Flask reaches for on request.form, request.files or
+# request.json: the public methods of the multidict, dict or list each one is
+# in Flask. Only these: introspection asks for other names, dunders above all.
+_VALUE_METHODS: Final = frozenset(
+    name
+    for kind in (MultiDict, ImmutableMultiDict, dict, list)
+    for name in dir(kind)
+    if not name.startswith("_")
+)
+
+
+def _value_habit_error(name: str) -> TypeError:
+    return TypeError(
+        f"request.{name} is a method: in a def view call "
+        f"request.{_BLOCKING_SPELLING[name]}(); in an async def view, await request.{name}()"
+    )
+
+
+class _BoundRead(partial[Coroutine[Any, Any, T]], Generic[P, T]):
+    """An awaited read bound to its request, as a method would be.
+
+    Calling it returns the coroutine, exactly as the bound method did. Used
+    as the value Flask has under the same name (subscripted, iterated,
+    tested, or asked for a multidict method), it raises a ``TypeError`` that
+    names both of our spellings, instead of Python's "'method' object is
+    not subscriptable", which names neither.
+    """
+
+    __slots__ = ()
+
+    if TYPE_CHECKING:
+        # PERF: partial's own __call__, written in C, runs at run time; this
+        # only gives it the method's parameters.
+        def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Coroutine[Any, Any, T]: ...
+
+    @property
+    def __self__(self) -> object:
+        """The request the read is bound to."""
+        return self.args[0]
+
+    @property
+    def __func__(self) -> Callable[..., Coroutine[Any, Any, T]]:
+        """The ``async def`` method."""
+        return self.func
+
+    def __eq__(self, other: object) -> bool:
+        # As bound methods compare: the same function of the same request.
+        return (
+            isinstance(other, _BoundRead)
+            and self.args[0] is other.args[0]
+            and self.func is other.func
+        )
+
+    def __hash__(self) -> int:
+        return hash((id(self.args[0]), self.func))
+
+    def __repr__(self) -> str:
+        return f"<bound method {self.func.__qualname__} of {self.args[0]!r}>"
+
+    # NOTE: mypy does not see these, so that it flags request.form["x"] as
+    # an error of its own; at run time they explain it.
+    if not TYPE_CHECKING:
+
+        def __getitem__(self, key):
+            raise _value_habit_error(self.func.__name__)
+
+        def __contains__(self, item):
+            raise _value_habit_error(self.func.__name__)
+
+        def __iter__(self):
+            raise _value_habit_error(self.func.__name__)
+
+        def __len__(self):
+            raise _value_habit_error(self.func.__name__)
+
+        def __bool__(self):
+            # `if request.json:` would otherwise always be true.
+            raise _value_habit_error(self.func.__name__)
+
+        def __getattr__(self, name):
+            # hasattr() and getattr() with a default must keep answering
+            # for any other name: they let only AttributeError through.
+            if name in _VALUE_METHODS:
+                raise _value_habit_error(self.func.__name__)
+            raise AttributeError(
+                f"request.{self.func.__name__} is a method and has no attribute {name!r}",
+                name=name,
+                obj=self,
+            )
+
+
+_FUNCTION_FACTS: Final = ("__code__", "__defaults__", "__kwdefaults__")
+
+
+class _AwaitedRead(Generic[P, T]):
+    """An awaited read of the body, whose bound form explains Flask habits.
+
+    It decorates an ``async def`` method of :class:`BodyRequest` and keeps
+    its name, docstring and signature, so that the method reads, documents
+    and type-checks as before (``await request.form()`` is an
+    ``ImmutableMultiDict[str, str]``).
+    """
+
+    # Set by update_wrapper from the method.
+    __name__: str
+    __qualname__: str
+
+    def __init__(self, function: Callable[Concatenate[Any, P], Coroutine[Any, Any, T]]) -> None:
+        self._function = function
+        # NOTE: with the code and defaults too, inspect.iscoroutinefunction
+        # (and so Sphinx, which marks the method async) reads this as the
+        # async def function it wraps.
+        update_wrapper(self, function, (*WRAPPER_ASSIGNMENTS, *_FUNCTION_FACTS))
+
+    @overload
+    def __get__(self, request: None, owner: type[Any] | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, request: object, owner: type[Any] | None = None) -> _BoundRead[P, T]: ...
+
+    def __get__(self, request: object, owner: type[Any] | None = None) -> Self | _BoundRead[P, T]:
+        # PERF: the bound read is made at each access, as a bound method is;
+        # building a request makes none, and keeping one on the request
+        # would make a reference cycle that only the garbage collector frees.
+        if request is None:
+            return self
+        return _BoundRead(self._function, request)
+
+    def __call__(
+        self, request: BodyRequest, /, *args: P.args, **kwargs: P.kwargs
+    ) -> Coroutine[Any, Any, T]:
+        """Call the read on ``request``, as ``BodyRequest.form(request)`` would."""
+        return self._function(request, *args, **kwargs)
+
+
 class BodyRequest(Request):
     """A :class:`~sansio_http.Request` with a body, as both adapters build it.
 
@@ -80,6 +242,11 @@ class BodyRequest(Request):
     errors under both adapters: 400 for a malformed body or a client that
     sent less than it announced, 411 for a body the server cannot frame,
     413 past ``max_content_length`` or a form limit.
+
+    :meth:`get_json` and :meth:`json` decode only a body declared as JSON
+    and answer 415 to any other (``force=True`` accepts any type). ``form``,
+    ``files`` and ``json`` are awaited methods: Flask's
+    ``request.form["name"]`` raises a ``TypeError`` naming both spellings.
 
     The body can be read whole more than once; streamed, only once (and not
     after a form read). A blocking read called on the thread of a running
@@ -188,19 +355,46 @@ class BodyRequest(Request):
         self._check_blocking("get_files")
         return self._read_form().files
 
-    def get_json(self) -> Any:
-        """Read the body and decode it as JSON, whatever its Content-Type.
+    def get_json(self, *, force: bool = False) -> Any:
+        """Read a JSON body and decode it.
+
+        The body is decoded when its Content-Type is ``application/json`` or
+        an ``application/*+json`` type, with any parameters, in any case.
+        Any other type, or none, is refused with 415 before the body is
+        read (see :doc:`/security`).
+
+        Args:
+            force: Decode the body whatever its Content-Type, or without one.
 
         Returns:
             The decoded value.
 
         Raises:
+            UnsupportedMediaType: The body is not declared as JSON (415),
+                unless ``force`` is true.
             BadRequest: The body is not valid JSON.
             HTTPError: What :meth:`get_data` raises.
             RuntimeError: Called on an event loop's thread.
         """
         self._check_blocking("get_json")
+        if not force:
+            self._check_json()
         return decode_json(self._read_body())
+
+    def _check_json(self) -> None:
+        # SECURITY: a cross-site form or fetch() may POST text/plain (and the
+        # two form types) without a CORS preflight (the Fetch Standard's
+        # CORS-safelisted request headers), so decoding any type would let
+        # another site post JSON that a JSON view takes for its client's.
+        # Werkzeug's get_json also refuses other types, and no type, with 415.
+        # PERF: the values clients usually send are known from the raw field,
+        # without parsing it (is_json), which costs more than the rest of a
+        # small JSON read.
+        if self.headers.get("content-type") in _USUAL_JSON_TYPES or self.is_json:
+            return
+        raise UnsupportedMediaType(
+            _NO_TYPE if self.content_type is None else _NOT_JSON, headers=_ACCEPT_JSON
+        )
 
     def check_disconnected(self) -> bool:
         """Return whether the client is known to have gone, without waiting.
@@ -255,6 +449,7 @@ class BodyRequest(Request):
         """
         raise NotImplementedError
 
+    @_AwaitedRead
     async def form(self) -> ImmutableMultiDict[str, str]:
         """Read and decode a form body; return its text fields.
 
@@ -266,6 +461,7 @@ class BodyRequest(Request):
         """
         return (await self._decode_form()).form
 
+    @_AwaitedRead
     async def files(self) -> ImmutableMultiDict[str, UploadedFile]:
         """Read and decode a form body; return its uploaded files.
 
@@ -277,16 +473,26 @@ class BodyRequest(Request):
         """
         return (await self._decode_form()).files
 
-    async def json(self) -> Any:
-        """Read the body and decode it as JSON, whatever its Content-Type.
+    @_AwaitedRead
+    async def json(self, *, force: bool = False) -> Any:
+        """Read a JSON body and decode it.
+
+        The body must be declared as JSON, as :meth:`get_json` says.
+
+        Args:
+            force: Decode the body whatever its Content-Type, or without one.
 
         Returns:
             The decoded value.
 
         Raises:
+            UnsupportedMediaType: The body is not declared as JSON (415),
+                unless ``force`` is true.
             BadRequest: The body is not valid JSON.
             HTTPError: What :meth:`body` raises.
         """
+        if not force:
+            self._check_json()
         return decode_json(await self.body())
 
     async def is_disconnected(self) -> bool:

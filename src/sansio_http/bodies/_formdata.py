@@ -7,6 +7,7 @@ turns them into a :class:`FormData`. Nothing here parses bytes or performs I/O: 
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
@@ -289,23 +290,43 @@ class UploadedFile:
         """Return the read position."""
         return self.stream.tell()
 
-    def save(self, dst: _Writable, buffer_size: int = 64 * _KiB) -> int:
-        """Copy the whole file into a writable binary file object.
+    def save(self, dst: str | os.PathLike[str] | _Writable, buffer_size: int = 64 * _KiB) -> int:
+        """Copy the whole file to a path or into a writable binary file.
 
         The copy starts at the beginning whatever the read position; the
-        position is at the end afterwards. Opening ``dst`` is up to the
-        caller: the core never opens files.
+        position is at the end afterwards. A path is opened for writing
+        (``"wb"``: an existing file is replaced) and closed before this
+        returns; a file object is written to and left open.
 
         Args:
-            dst: Any object with a ``write(bytes)`` method.
+            dst: A path (``str`` or :class:`os.PathLike`), or any object with
+                a ``write(bytes)`` method, such as a file opened ``"wb"``.
+                Never build the path from :attr:`filename` without
+                :func:`safe_filename`.
             buffer_size: Bytes copied at a time.
 
         Returns:
             The number of bytes written.
+
+        Raises:
+            ValueError: ``buffer_size`` is below 1.
+            OSError: The path cannot be opened for writing, such as
+                ``IsADirectoryError`` for a directory.
         """
+        if not isinstance(buffer_size, int) or buffer_size < 1:
+            raise ValueError(f"buffer_size must be an int >= 1, not {buffer_size!r}")
+        if isinstance(dst, (str, os.PathLike)):
+            # NOTE: the one place the core opens a file, at its caller's
+            # request and on a path the caller chose; decoding never does.
+            with open(dst, "wb") as file:
+                return self._copy_to(file, buffer_size)
+        return self._copy_to(dst, buffer_size)
+
+    def _copy_to(self, dst: _Writable, buffer_size: int) -> int:
         self.stream.seek(0)
         written = 0
-        while chunk := self.stream.read(buffer_size):
+        read = self.stream.read
+        while chunk := read(buffer_size):
             dst.write(chunk)
             written += len(chunk)
         return written

@@ -13,9 +13,10 @@ import asyncio
 import inspect
 import io
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, BinaryIO, Literal
 
 import pytest
 from typing_extensions import assert_type
@@ -24,10 +25,12 @@ from sansio_http import (
     App,
     AppConfig,
     BodyRequest,
+    FormDecoder,
     ImmutableMultiDict,
     UploadedFile,
     current_request,
 )
+from sansio_http.bodies._formdata import Opener
 from sansio_http.testing import Client
 
 from .test_body import MemoryRequest
@@ -201,10 +204,16 @@ def test_the_debug_page_shows_the_message(
 # -- UploadedFile.save ---------------------------------------------------------------
 
 
-def upload(data: bytes) -> UploadedFile:
+def open_for_writing(path: str | os.PathLike[str]) -> BinaryIO:
+    return open(path, "wb")
+
+
+def upload(data: bytes, opener: Opener | None = open_for_writing) -> UploadedFile:
     stream = io.BytesIO(data)
     stream.seek(len(data) // 2)  # save() copies from the start whatever the position
-    return UploadedFile("upload", "a.bin", "application/octet-stream", [], stream, len(data))
+    return UploadedFile(
+        "upload", "a.bin", "application/octet-stream", [], stream, len(data), opener=opener
+    )
 
 
 DATA = bytes(range(256)) * 300
@@ -219,6 +228,51 @@ def test_save_to_a_path_writes_and_closes_the_file(
     assert upload(DATA).save(as_path(target)) == len(DATA)
     # Truncated, not overwritten in place; and flushed, so closed.
     assert target.read_bytes() == DATA
+
+
+class RecordingFile(io.BytesIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.saved = b""
+
+    def close(self) -> None:
+        self.saved = self.getvalue()
+        super().close()
+
+
+def test_save_to_a_path_goes_through_the_opener_and_closes_its_file() -> None:
+    opened: list[object] = []
+    files: list[RecordingFile] = []
+
+    def opener(path: str | os.PathLike[str]) -> RecordingFile:
+        opened.append(path)
+        files.append(RecordingFile())
+        return files[-1]
+
+    assert upload(DATA, opener).save("any/where.bin") == len(DATA)
+    assert opened == ["any/where.bin"]
+    assert files[0].closed
+    assert files[0].saved == DATA
+
+
+def test_save_to_a_path_without_an_opener_names_the_fix() -> None:
+    # The core opens no file: an upload decoded without an adapter's opener
+    # takes a file object only, and says so.
+    with pytest.raises(TypeError, match="pass a file opened 'wb' instead"):
+        upload(DATA, opener=None).save("where.bin")
+
+
+def test_a_decoder_gives_its_uploads_its_opener(tmp_path: Path) -> None:
+    body = (
+        b"--b\r\ncontent-disposition: form-data; name=f; filename=a.bin\r\n\r\n"
+        + DATA
+        + b"\r\n--b--\r\n"
+    )
+    decoder = FormDecoder("multipart/form-data", {"boundary": "b"}, opener=open_for_writing)
+    decoder.feed(body)
+    _, files = decoder.close()
+    files["f"].save(tmp_path / "f.bin")
+    assert (tmp_path / "f.bin").read_bytes() == DATA
 
 
 def test_save_to_a_file_object_leaves_it_open(tmp_path: Path) -> None:

@@ -83,3 +83,35 @@ def test_importing_the_core_loads_no_event_loop_ssl_or_adapter() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
     )
     assert result.stdout.strip() == ""
+
+
+# What opens, stats or reads a file when called by this name.
+FILE_CALLS = {"open", "stat", "lstat", "read_bytes", "read_text", "write_bytes", "write_text"}
+
+
+def file_calls(tree: ast.AST) -> set[str]:
+    """The calls in ``tree`` to a builtin or method that touches the file system."""
+    called: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+            if name in FILE_CALLS:
+                called.add(name)
+    return called
+
+
+def test_core_calls_nothing_that_opens_a_file() -> None:
+    # The adapters hand the core what opens files (the spool factory, the
+    # opener of UploadedFile.save, the FileBody senders); the core calls none.
+    offenders = {
+        f"{path.relative_to(CORE)}: {name}"
+        for path in core_files()
+        for name in file_calls(ast.parse(path.read_text(encoding="utf-8")))
+    }
+    assert offenders == set()
+
+
+def test_a_file_call_is_detected() -> None:
+    tree = ast.parse("open(p, 'wb')\nos.stat(p)\nPath(p).read_bytes()\nopener(p)\n")
+    assert file_calls(tree) == {"open", "stat", "read_bytes"}

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import os
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Coroutine, Iterator
-from typing import Any, Final, Generic, TypeVar
+from typing import Any, BinaryIO, Final, Generic, TypeVar
 
 from sansio_http.bodies._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
 from sansio_http.bodies._formdata import FormData, FormLimits, SpoolFactory
@@ -61,6 +62,11 @@ FORM_BATCH_PIECES: Final = 64
 def default_spool() -> tempfile.SpooledTemporaryFile[bytes]:
     """Return an empty file kept in memory up to ``DEFAULT_SPOOL_MEMORY`` bytes."""
     return tempfile.SpooledTemporaryFile(max_size=DEFAULT_SPOOL_MEMORY)
+
+
+def _open_for_writing(path: str | os.PathLike[str]) -> BinaryIO:
+    # The opener of UploadedFile.save(path): the core opens no file itself.
+    return open(path, "wb")
 
 
 T = TypeVar("T")
@@ -342,7 +348,7 @@ class ASGIRequest(BodyRequest):
             content_length=self.content_length,
             limits=self.form_limits,
         )
-        collector = FormCollector(self.spool)
+        collector = FormCollector(self.spool, _open_for_writing)
         writer: SpoolWriter | None = None
         fed = 0
         try:

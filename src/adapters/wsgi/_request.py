@@ -12,12 +12,13 @@ temporary files that :meth:`~WSGIRequest.close` releases.
 from __future__ import annotations
 
 import asyncio
+import os
 import select
 import socket
 import tempfile
 from collections.abc import AsyncIterator, Callable, Collection, Iterator
 from types import TracebackType
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from typing_extensions import Self
 
@@ -37,6 +38,12 @@ __all__ = ["DEFAULT_SPOOL_MEMORY", "RAISE_EXCEPTIONS", "WSGIRequest"]
 # upload (an avatar, a small document) never touches the disk, a large one
 # never holds more than this in memory.
 DEFAULT_SPOOL_MEMORY: Final = 1024 * 1024
+
+
+def _open_for_writing(path: str | os.PathLike[str]) -> BinaryIO:
+    # The opener of UploadedFile.save(path): the core opens no file itself.
+    return open(path, "wb")
+
 
 # PERF: a form is read 256 KiB at a time: the multipart parser and the spool
 # file cost per call, and in measurements on a 10 MiB upload 256 KiB reads
@@ -226,6 +233,7 @@ class WSGIRequest(BodyRequest):
             content_length=stream.content_length,
             limits=self.form_limits,
             spool=self._spool,
+            opener=_open_for_writing,
         )
         read = stream.read1
         while chunk := read(_FORM_CHUNK_SIZE):

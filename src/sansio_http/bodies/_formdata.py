@@ -189,8 +189,22 @@ class _Writable(Protocol):
     def write(self, data: bytes, /) -> object: ...
 
 
+class WritableFile(Protocol):
+    """A binary file open for writing, as an :data:`Opener` returns it."""
+
+    def write(self, data: bytes, /) -> object:
+        """Write all of ``data``."""
+
+    def close(self) -> None:
+        """Flush and close the file."""
+
+
 #: Makes one empty :class:`SpoolFile` per uploaded file.
 SpoolFactory: TypeAlias = Callable[[], SpoolFile]
+
+#: Opens a path for writing (``"wb"``), for :meth:`UploadedFile.save`: the
+#: core never opens a file, so the adapters supply it with the spool.
+Opener: TypeAlias = Callable[["str | os.PathLike[str]"], WritableFile]
 
 
 class UploadedFile:
@@ -213,9 +227,20 @@ class UploadedFile:
             them from UTF-8, which :attr:`headers` encodes back to the bytes sent.
         stream: The spool file holding the bytes, positioned at its start.
         size: The size in bytes.
+        opener: Opens a path for :meth:`save`; the adapters' decoders pass
+            one, and without it ``save`` takes only a file object.
     """
 
-    __slots__ = ("_headers", "_pairs", "content_type", "filename", "name", "size", "stream")
+    __slots__ = (
+        "_headers",
+        "_opener",
+        "_pairs",
+        "content_type",
+        "filename",
+        "name",
+        "size",
+        "stream",
+    )
 
     def __init__(
         self,
@@ -225,6 +250,8 @@ class UploadedFile:
         headers: Headers | Mapping[str, str] | Iterable[tuple[str, str]],
         stream: SpoolFile,
         size: int,
+        *,
+        opener: Opener | None = None,
     ) -> None:
         self.name = name
         self.filename = filename
@@ -237,6 +264,7 @@ class UploadedFile:
             self._pairs = headers
         self.stream = stream
         self.size = size
+        self._opener = opener
 
     @property
     def headers(self) -> Headers:
@@ -310,16 +338,25 @@ class UploadedFile:
 
         Raises:
             ValueError: ``buffer_size`` is below 1.
+            TypeError: ``dst`` is a path and the upload has no opener (it
+                was decoded by the core alone, not through an adapter).
             OSError: The path cannot be opened for writing, such as
                 ``IsADirectoryError`` for a directory.
         """
         if not isinstance(buffer_size, int) or buffer_size < 1:
             raise ValueError(f"buffer_size must be an int >= 1, not {buffer_size!r}")
         if isinstance(dst, (str, os.PathLike)):
-            # NOTE: the one place the core opens a file, at its caller's
-            # request and on a path the caller chose; decoding never does.
-            with open(dst, "wb") as file:
+            opener = self._opener
+            if opener is None:
+                raise TypeError(
+                    "this upload was decoded without an opener (FormDecoder(opener=...)), "
+                    "so it cannot open a path: pass a file opened 'wb' instead"
+                )
+            file = opener(dst)
+            try:
                 return self._copy_to(file, buffer_size)
+            finally:
+                file.close()
         return self._copy_to(dst, buffer_size)
 
     def _copy_to(self, dst: _Writable, buffer_size: int) -> int:

@@ -23,6 +23,7 @@ from sansio_http.bodies._formdata import (
     FormData,
     FormEvent,
     FormLimits,
+    Opener,
     SpoolFactory,
     SpoolFile,
     UploadedFile,
@@ -315,12 +316,15 @@ class FormCollector:
             binary file object, called once per uploaded file. The adapters
             pass a ``tempfile.SpooledTemporaryFile`` factory; the default,
             ``io.BytesIO``, keeps uploads in memory.
+        opener: Opens a path for writing, for :meth:`UploadedFile.save`;
+            the adapters pass one. Without it, ``save`` takes only a file.
     """
 
-    __slots__ = ("_fields", "_file", "_files", "_spool", "_start")
+    __slots__ = ("_fields", "_file", "_files", "_opener", "_spool", "_start")
 
-    def __init__(self, spool: SpoolFactory | None = None) -> None:
+    def __init__(self, spool: SpoolFactory | None = None, opener: Opener | None = None) -> None:
         self._spool: SpoolFactory = io.BytesIO if spool is None else spool
+        self._opener = opener
         self._fields: list[tuple[str, str]] = []
         self._files: list[tuple[str, UploadedFile]] = []
         self._start: FileStart | None = None
@@ -352,7 +356,13 @@ class FormCollector:
     def _finish(self, start: FileStart, stream: SpoolFile, size: int) -> None:
         stream.seek(0)
         upload = UploadedFile(
-            start.name, start.filename, start.content_type, start.headers, stream, size
+            start.name,
+            start.filename,
+            start.content_type,
+            start.headers,
+            stream,
+            size,
+            opener=self._opener,
         )
         self._files.append((start.name, upload))
         self._start = self._file = None
@@ -397,11 +407,12 @@ class FormDecoder:
         content_length: int | None = None,
         limits: FormLimits | None = None,
         spool: SpoolFactory | None = None,
+        opener: Opener | None = None,
     ) -> None:
         self._events = FormEventDecoder(
             content_type, params, content_length=content_length, limits=limits
         )
-        self._collector = FormCollector(spool)
+        self._collector = FormCollector(spool, opener)
         self._closed = False
         # PERF: text fields skip the Field events and go straight into the collector.
         self._events._decoder.pairs = self._collector._fields

@@ -241,7 +241,7 @@ class ASGIRequest(BodyRequest):
             if self._body_state != _UNREAD:
                 raise RuntimeError(ALREADY_STREAMED)
             # Taken first: awaited on a foreign loop, it raises with the body unread.
-            receive = self._receiver.receive
+            receive = self._reading_receiver().receive
             # PERF: the messages are read here, as _chunks reads them, rather
             # than through it: an async generator costs its creation, its
             # registration with the loop and a step per chunk.
@@ -279,7 +279,7 @@ class ASGIRequest(BodyRequest):
             return _once(self._body)
         if self._body_state != _UNREAD:
             raise RuntimeError(ALREADY_STREAMED)
-        receive = self._receiver.receive
+        receive = self._reading_receiver().receive
         self._body_state = _STREAMING
         return self._chunks(receive)
 
@@ -390,7 +390,7 @@ class ASGIRequest(BodyRequest):
             return
         if self._body_state != _UNREAD:
             raise RuntimeError(ALREADY_STREAMED)
-        receive = self._receiver.receive
+        receive = self._reading_receiver().receive
         # PERF: the messages are read here, as _chunks reads them, rather than
         # through stream(): one async generator per form instead of two.
         self._body_state = _STREAMING
@@ -422,7 +422,7 @@ class ASGIRequest(BodyRequest):
         Returns:
             True once the server reported ``http.disconnect``.
         """
-        return await self._receiver.poll()
+        return await self._reading_receiver().poll()
 
     # -- blocking reads: each one handed over to the event loop ----------
 
@@ -472,23 +472,29 @@ class ASGIRequest(BodyRequest):
 
     @property
     def _receiver(self) -> Receiver:
-        """The receiver of the request's messages, made when first needed.
+        """The receiver of the request's messages, made when first needed."""
+        receiver = self._made_receiver
+        if receiver is None:
+            receiver = self._made_receiver = Receiver(self._receive)
+        return receiver
+
+    def _reading_receiver(self) -> Receiver:
+        """The receiver, for a read awaited by the application.
 
         Raises:
-            RuntimeError: Asked for on an event loop other than the one the
+            RuntimeError: Awaited on an event loop other than the one the
                 request was built on (``asyncio.run(request.body())`` in a
                 ``def`` view), whose awaits on the server's ``receive()``
                 would never wake up.
         """
+        # PERF: checked once per read the application awaits, not at each
+        # of the adapter's own uses of the receiver, which run on its loop.
         loop = self._loop
         if loop is not None:
             running = self._running_loop()
             if running is not None and running is not loop:
                 raise RuntimeError(FOREIGN_LOOP)
-        receiver = self._made_receiver
-        if receiver is None:
-            receiver = self._made_receiver = Receiver(self._receive)
-        return receiver
+        return self._receiver
 
     @property
     def has_resources(self) -> bool:

@@ -259,8 +259,11 @@ class Headers:
                         value = field_value
                         break
             else:
+                # PERF: only a name of the key's length can fold to it, and
+                # len() costs less than lower(): most names are skipped by it.
+                size = len(key)
                 for field_name, field_value in self._raw:
-                    if field_name.lower() == key:
+                    if len(field_name) == size and field_name.lower() == key:
                         value = field_value
                         break
         return default if value is None else value.decode("latin-1")

@@ -202,20 +202,20 @@ def test_a_body_failing_after_its_first_chunk_is_cut_short(interface: str) -> No
 
 
 @pytest.mark.parametrize("first", [True, False])
-def test_a_str_chunk_gets_the_same_message(
+def test_an_unsupported_chunk_gets_the_same_message(
     interface: str, first: bool, quiet: pytest.LogCaptureFixture
 ) -> None:
     def make() -> Response:
-        chunks: list[Any] = ["text"] if first else [b"bytes", "text"]
+        chunks: list[Any] = [42] if first else [b"bytes", 42]
         return Response(iter(chunks))
 
-    message = r"a response body yields bytes, not str: encode text before yielding it"
+    message = r"a response body yields bytes or str, not int: encode the value first"
     with pytest.raises(TypeError, match=message):
         handler_client(make, interface).get("/")
     if first:
         response = handler_client(make, interface, raise_app_exceptions=False).get("/")
         assert response.status_code == 500
-        assert "yields bytes, not str" in quiet.text
+        assert "yields bytes or str, not int" in quiet.text
 
 
 def test_bytearray_and_memoryview_chunks_are_sent(interface: str) -> None:

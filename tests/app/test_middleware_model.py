@@ -47,6 +47,6 @@ def test_an_async_body_without_aclose_is_transformed() -> None:
     body = transform_body(Chunks([b"a", b"", b"b"]), Same())
 
     async def collect() -> list[bytes]:
-        return [chunk async for chunk in body]  # type: ignore[union-attr]
+        return [chunk async for chunk in body]  # type: ignore[union-attr,misc]
 
     assert asyncio.run(collect()) == [b"a", b"b"]

@@ -154,7 +154,7 @@ def test_async_body_closed_early_is_finalised() -> None:
 
 
 def test_non_bytes_chunk_fails_before_the_first_chunk_as_a_500() -> None:
-    result = serve(Response(["text"], content_type="text/plain"))  # type: ignore[list-item]
+    result = serve(Response(iter([42]), content_type="text/plain"))  # type: ignore[arg-type]
     assert result.status_code == 500
 
 

@@ -8,23 +8,49 @@ body waits for its first non-empty chunk, as a WSGI server's does, so that a
 body failing before it is still a 500 under both adapters. Work that may block
 (a sync iterator such as a generator, reading a file) runs in the default
 thread pool, one chunk at a time, never on the event loop.
+
+A chunk may be ``str``, encoded with the response's charset. A body that asks
+for idle chunks (``messages._chunks.KeepAliveStream``) is pulled as any other,
+and one timer task per stream sends the idle chunk when an interval passes
+without a chunk, while the same pending item is still awaited. Every body is
+closed once, ``aclose()`` for an async one and ``close()`` for a sync one, on
+every path; a sync producer blocked in a thread when the client leaves is
+closed as soon as its pending ``next()`` returns, since a thread cannot be
+interrupted. Work registered with ``Response.call_on_close`` runs after the
+last message (:func:`run_close_work`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
+import inspect
+import logging
 import os
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+import time
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterable,
+    Iterator,
+)
 from typing import IO, Any, Final
 
+from sansio_http.messages._chunks import ChunkEncoder, IdlePlan, idle_plan
 from sansio_http.messages._files import FileBody, FileRegion
-from sansio_http.messages._response import Response, body_chunk
+from sansio_http.messages._request import Request
+from sansio_http.messages._response import Response
 
 from ._receive import Receiver
 from ._types import Message, Send
 
-__all__ = ["READ_SIZE", "ResponseSender"]
+__all__ = ["READ_SIZE", "ResponseSender", "run_close_work"]
+
+logger: Final = logging.getLogger("sansio_http.asgi")
 
 # PERF: 256 KiB per read and per message: large enough that the thread hop
 # and the message cost little against the copy, small enough to keep the
@@ -145,7 +171,12 @@ class ResponseSender:
         elif isinstance(body, FileBody):
             await self._send_file(start, body)
         else:
-            await self._stream(start, _chunks(body))
+            plan = idle_plan(body, response)
+            if plan is None:
+                chunks, other = _chunks(body)
+                await self._stream(self._copy(start, chunks, ChunkEncoder(response), other))
+            else:
+                await self._stream(self._copy_idle(start, plan, body))
 
     async def _send_no_content(self, start: Message, body: object) -> None:
         """Send the head of a 1xx, 204 or 304, and close the body unread."""
@@ -164,11 +195,11 @@ class ResponseSender:
     async def _send_body(self, chunk: bytes, *, more: bool) -> None:
         await self._emit({"type": self._body_type, "body": chunk, "more_body": more})
 
-    async def _stream(self, start: Message, chunks: AsyncIterator[bytes]) -> None:
+    async def _stream(self, copy: Coroutine[Any, Any, None]) -> None:
         if self._receiver is None:
-            await self._copy(start, chunks)
+            await copy
             return
-        copying = asyncio.ensure_future(self._copy(start, chunks))
+        copying = asyncio.ensure_future(copy)
         listening = asyncio.ensure_future(self._receiver.wait_disconnect())
         try:
             await asyncio.wait((copying, listening), return_when=asyncio.FIRST_COMPLETED)
@@ -181,14 +212,21 @@ class ResponseSender:
         if not copying.cancelled():
             copying.result()  # raises what the body raised
 
-    async def _copy(self, start: Message, chunks: AsyncIterator[bytes]) -> None:
+    async def _copy(
+        self,
+        start: Message,
+        chunks: AsyncIterator[bytes | str],
+        encode: Callable[[object], bytes],
+        other: object = None,
+    ) -> None:
         # The head waits for the first non-empty chunk: until then, an error
-        # can still become a 500 (a WSGI server does the same).
+        # can still become a 500 (a WSGI server does the same). ``other`` is
+        # an async body whose iterator is another object: both are closed.
         waiting = True
         try:
             async for chunk in chunks:
                 # PERF: the type check inline; a call per chunk costs ~10%.
-                data = chunk if type(chunk) is bytes else body_chunk(chunk)
+                data = chunk if type(chunk) is bytes else encode(chunk)
                 if not data:
                     continue
                 # The listener may have seen the disconnect while this chunk
@@ -200,11 +238,95 @@ class ResponseSender:
                     await self._start(start)
                 await self._send_body(data, more=True)
         finally:
-            await _close_body(chunks)
+            await _finish(_close_both(chunks, other))
         if not self.disconnected:
             if waiting:
                 await self._start(start)
             await self._send_body(b"", more=False)
+
+    async def _copy_idle(self, start: Message, plan: IdlePlan, body: object) -> None:
+        """Stream a body that asks for idle chunks (see ``KeepAliveStream``).
+
+        The producer is pulled as a plain stream is: its ``__anext__()``
+        awaited here, or a sync one's ``next()`` in the thread pool. One
+        timer task (:class:`_IdleTimer`) sends the idle chunk when an
+        interval passes without a chunk; the producer's pending item is never
+        cancelled for it. The head goes out with the first chunk, idle or not.
+        """
+        loop = asyncio.get_running_loop()
+        source: Any = plan.source
+        pulled_async = isinstance(source, AsyncIterable)
+        iterator: Any = None
+        pending: asyncio.Future[Any] | None = None
+        timer = _IdleTimer(self, start, plan)
+        # PERF: what each item needs, in locals.
+        feed = plan.feed
+        plain = plan.plain
+        send = self._send
+        body_type = self._body_type
+        receiver = self._receiver
+        clock = time.monotonic
+        try:
+            iterator = aiter(source) if pulled_async else iter(source)
+            timer.start()
+            try:
+                if pulled_async:
+                    get = iterator.__anext__
+                else:
+                    step = functools.partial(next, iterator, _END)
+                while True:
+                    if pulled_async:
+                        try:
+                            # NOTE: awaited here, not in a task of its own: a
+                            # disconnect cancels this task, which raises
+                            # CancelledError where the producer waits, so that
+                            # its ``finally`` runs.
+                            item = await get()
+                        except StopAsyncIteration:
+                            break
+                    else:
+                        # NOTE: the thread cannot be interrupted: the future
+                        # stays pending for _close_pulled to wait for.
+                        pending = loop.run_in_executor(None, step)
+                        item = await asyncio.shield(pending)
+                        pending = None
+                        if item is _END:
+                            break
+                    if timer.sending is not None:
+                        # An idle chunk is on its way: this item's bytes go after it.
+                        await timer.sending
+                    # PERF: no await between feed() and the send below but the
+                    # send itself, during which ``busy`` keeps the timer away.
+                    data = item if plain and type(item) is bytes else feed(item)
+                    if data:
+                        # The listener may have seen the disconnect meanwhile.
+                        if self.client_gone or (receiver is not None and receiver.disconnected):
+                            return
+                        timer.busy = True
+                        if timer.waiting:
+                            timer.waiting = False
+                            await self._start(start)
+                        # PERF: _send_body inline, without two coroutines per item.
+                        try:
+                            await send({"type": body_type, "body": data, "more_body": True})
+                        except OSError:
+                            self.client_gone = True
+                            raise
+                        timer.busy = False
+                    timer.last = clock()
+                await timer.stop()
+            except asyncio.CancelledError:
+                timer.raise_failure()
+                raise
+            data = plan.end()
+        finally:
+            # Cancelled at once, so that the timer can send nothing more.
+            timer.cancel()
+            await _finish(_close_pulled(loop, pending, iterator, source, body, timer.task))
+        if not self.disconnected:
+            if timer.waiting:
+                await self._start(start)
+            await self._send_body(data, more=False)
 
     async def _send_file(self, start: Message, body: FileBody) -> None:
         segments = body.segments
@@ -216,7 +338,7 @@ class ResponseSender:
         # Opened before the head is sent, so that a missing file is still a 500.
         file = await loop.run_in_executor(None, open, body.path, "rb")
         try:
-            await self._stream(start, _file_chunks(file, segments))
+            await self._stream(self._copy(start, _file_chunks(file, segments), _not_bytes))
         finally:
             await loop.run_in_executor(None, file.close)
 
@@ -235,25 +357,37 @@ async def _is_whole_file(body: FileBody) -> bool:
     return size == length
 
 
-def _chunks(body: Iterable[bytes] | AsyncIterable[bytes]) -> AsyncIterator[bytes]:
+def _not_bytes(chunk: object) -> bytes:
+    raise TypeError(f"a file body yields bytes, not {type(chunk).__name__}")
+
+
+def _chunks(
+    body: Iterable[bytes | str] | AsyncIterable[bytes | str],
+) -> tuple[AsyncIterator[bytes | str], object]:
+    """Return the chunks of a body, and the body when it must be closed apart."""
     if isinstance(body, AsyncIterable):
-        return aiter(body)
+        iterator = aiter(body)
+        # An async iterable whose iterator is another object: its aclose()
+        # is the body's, and must run too.
+        return iterator, (None if iterator is body else body)
     if isinstance(body, (list, tuple)):
         # PERF: items already in memory cannot block; no thread needed.
-        return _from_sequence(body)
-    return _from_thread(iter(body))
+        return _from_sequence(body), None
+    return _from_thread(body), None
 
 
-async def _from_sequence(items: Iterable[bytes]) -> AsyncIterator[bytes]:
+async def _from_sequence(items: Iterable[bytes | str]) -> AsyncIterator[bytes | str]:
     for item in items:
         yield item
 
 
-async def _from_thread(iterator: Iterator[bytes]) -> AsyncIterator[bytes]:
-    """Run each ``next()`` of a sync iterator in the default thread pool."""
+async def _from_thread(body: Iterable[bytes | str]) -> AsyncIterator[bytes | str]:
+    """Run each ``next()`` of a sync iterable in the default thread pool."""
     loop = asyncio.get_running_loop()
-    step = functools.partial(next, iterator, _END)
+    iterator: Iterator[bytes | str] | None = None
     try:
+        iterator = iter(body)
+        step = functools.partial(next, iterator, _END)
         while True:
             future = loop.run_in_executor(None, step)
             try:
@@ -267,9 +401,211 @@ async def _from_thread(iterator: Iterator[bytes]) -> AsyncIterator[bytes]:
                 return
             yield chunk
     finally:
-        close = getattr(iterator, "close", None)
+        # NOTE: the body's own close(), and its iterator's when that is
+        # another object (a class whose __iter__ is a generator): PEP 3333's
+        # promise to a producer, kept under ASGI too.
+        await _finish(loop.run_in_executor(None, _close_sync, iterator, body))
+
+
+async def _finish(cleanup: Awaitable[None]) -> None:
+    """Await a body's cleanup to its end, even if this task is cancelled meanwhile.
+
+    NOTE: a disconnect cancels the copy while it may be closing the body
+    already (a failed send ends it too); the cancellation must not cut the
+    producer's ``finally`` short, nor leave it running after the work that
+    follows the response.
+    """
+    task = asyncio.ensure_future(cleanup)
+    try:
+        await asyncio.shield(task)
+    except asyncio.CancelledError:
+        await asyncio.wait((task,))
+        raise
+
+
+async def _close_both(chunks: object, other: object) -> None:
+    try:
+        await _close_body(chunks)
+    finally:
+        if other is not None:
+            await _close_body(other)
+
+
+def _close_sync(iterator: object, body: object) -> None:
+    """Close a sync body, and its iterator first when that is another object."""
+    try:
+        if iterator is not None and iterator is not body:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                close()
+    finally:
+        close = getattr(body, "close", None)
         if close is not None:
-            await loop.run_in_executor(None, close)
+            close()
+
+
+async def _close_pulled(
+    loop: asyncio.AbstractEventLoop,
+    pending: asyncio.Future[Any] | None,
+    iterator: Any,
+    source: object,
+    body: object,
+    timer: asyncio.Task[None] | None,
+) -> None:
+    """Close a body pulled by ``_copy_idle``, whatever its producer is doing.
+
+    ``body`` is what the response held (maybe a transform's wrapper, which
+    closes its source), ``source`` the producer pulled and ``iterator`` its
+    iterator, closed too when it is another object. ``pending`` is a sync
+    producer's ``next()`` still running in a thread, and ``timer`` the
+    idle timer's task, cancelled already: both are waited for first.
+    """
+    if timer is not None:
+        await asyncio.wait((timer,))
+    if isinstance(source, AsyncIterable):
+        # A producer waiting when the client left got CancelledError where it
+        # waits (the copying task was cancelled), so its ``finally`` ran; an
+        # async generator's aclose() then finds it finished.
+        if iterator is not None and iterator is not source:
+            await _close_body(iterator)
+        await _close_body(body)
+        return
+    if pending is not None:
+        # NOTE: a thread cannot be interrupted: the producer is closed as
+        # soon as its pending next() returns (close() now would find the
+        # generator "already executing"), as _from_thread does.
+        await asyncio.wait((pending,))
+        if not pending.cancelled():
+            pending.exception()  # retrieved: the stream is over anyway
+    # The iterator when it is not the source itself, then the body given (a
+    # transform's wrapper closes its source).
+    await loop.run_in_executor(None, _close_sync, None if iterator is source else iterator, body)
+
+
+class _IdleTimer:
+    """The one task that sends a stream's idle chunks while its producer waits.
+
+    PERF: the stream notes the time of its last chunk in :attr:`last`, a
+    clock read per item; the task sleeps until ``last + interval`` and,
+    when no chunk came meanwhile, sends the idle chunk. A busy stream wakes
+    it once per interval, instead of arming a timeout (and a task) per item.
+
+    Chunks never interleave: the stream's send sets :attr:`busy`, and the
+    timer, finding it set, counts the stream as not idle; the timer's send
+    is :attr:`sending`, which the stream awaits before it feeds the next
+    item to the transforms, so that each transform sees its input in the
+    order sent. When the timer's send fails (the client is gone), it cancels
+    the copying task, whose producer's ``finally`` then runs where it waits,
+    and the copy raises that error (:meth:`raise_failure`).
+    """
+
+    __slots__ = (
+        "_head",
+        "_owner",
+        "_plan",
+        "_sender",
+        "busy",
+        "failure",
+        "last",
+        "sending",
+        "task",
+        "waiting",
+    )
+
+    def __init__(
+        self,
+        sender: ResponseSender,
+        head: Message,
+        plan: IdlePlan,
+    ) -> None:
+        self._sender = sender
+        self._head = head
+        self._plan = plan
+        self._owner: asyncio.Task[Any] | None = None
+        #: The task, once started.
+        self.task: asyncio.Task[None] | None = None
+        #: When the last chunk was sent (or the stream started), by
+        #: ``time.monotonic()``: a clock of our own, since the loop's may be
+        #: another (uvloop's) and ``asyncio.sleep`` takes a delay anyway.
+        self.last = 0.0
+        #: True while the stream sends a chunk of its own.
+        self.busy = False
+        #: True until the head is sent, by the stream or the timer.
+        self.waiting = True
+        #: Done when the idle chunk being sent is; None when none is.
+        self.sending: asyncio.Future[None] | None = None
+        #: What the timer's send raised.
+        self.failure: Exception | None = None
+
+    def start(self) -> None:
+        """Start the timer, on behalf of the current (copying) task."""
+        self._owner = asyncio.current_task()
+        self.last = time.monotonic()
+        self.task = asyncio.ensure_future(self._run())
+
+    def cancel(self) -> None:
+        """Stop the timer at once; an idle chunk being sent is cut short."""
+        if self.task is not None:
+            self.task.cancel()
+
+    async def stop(self) -> None:
+        """Stop the timer once the idle chunk it may be sending is sent."""
+        if self.sending is not None:
+            await self.sending
+        self.cancel()
+
+    def raise_failure(self) -> None:
+        """Raise what the timer's send raised, if that is why the copy was cancelled."""
+        failure = self.failure
+        if failure is None:
+            return
+        # Python 3.11 counts the requests to cancel a task: the timer's is
+        # withdrawn, and another one (a disconnect's) stays a cancellation.
+        owner = self._owner
+        cancelling = getattr(owner, "cancelling", None)
+        if cancelling is not None:
+            if cancelling() > 1:
+                return
+            owner.uncancel()  # type: ignore[union-attr]
+        # The copy ends with the send's error, as if it had sent the chunk.
+        raise failure
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        interval = self._plan.interval
+        sender = self._sender
+        clock = time.monotonic
+        while True:
+            delay = self.last + interval - clock()
+            if delay > 0:
+                await asyncio.sleep(delay)
+                continue
+            self.last = clock()
+            if sender.disconnected:
+                return
+            if self.busy:
+                # A chunk is on its way: the stream is not idle.
+                continue
+            data = self._plan.idle()
+            if not data:
+                continue
+            sending = self.sending = loop.create_future()
+            try:
+                if self.waiting:
+                    self.waiting = False
+                    await sender._start(self._head)
+                await sender._send_body(data, more=True)
+            except Exception as exc:
+                # NOTE: the producer may stay idle long: the copy is stopped
+                # now rather than at its next item.
+                self.failure = exc
+                if self._owner is not None:
+                    self._owner.cancel()
+                return
+            finally:
+                self.sending = None
+                sending.set_result(None)
+            self.last = clock()
 
 
 async def _file_chunks(
@@ -294,6 +630,45 @@ async def _file_chunks(
             # The head promised more bytes than the file now holds: padding or
             # a short body would corrupt it, so the connection must close.
             raise _FileShrank(f"{file.name!r} shrank while it was being sent")
+
+
+async def run_close_work(
+    response: Response,
+    request: Request,
+    thread_runner: Callable[..., Coroutine[Any, Any, Any]] | None = None,
+) -> None:
+    """Run the work registered with ``response.call_on_close``, in order.
+
+    Coroutine functions are awaited here; plain functions run off the event
+    loop, in ``thread_runner`` (an App's thread pool) or the loop's default
+    executor, with the context copied. An exception is logged with the
+    request line and the next function still runs: the response is sent,
+    and nothing can answer it any more.
+
+    Args:
+        response: The response sent.
+        request: The request it answered, named in the log.
+        thread_runner: ``await thread_runner(func)`` runs a plain function
+            in a thread; None for the loop's default executor.
+    """
+    work = getattr(response, "_close_work", None)
+    if not work:
+        return
+    loop = asyncio.get_running_loop()
+    for func in work:
+        try:
+            if inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+                getattr(func, "__call__", None)  # noqa: B004 (the method itself is inspected)
+            ):
+                await func()
+            elif thread_runner is not None:
+                await thread_runner(func)
+            else:
+                await loop.run_in_executor(None, contextvars.copy_context().run, func)
+        except Exception:
+            logger.exception(
+                "Error in work after the response to %s %s", request.method, request.full_path
+            )
 
 
 async def _close_body(body: object) -> None:

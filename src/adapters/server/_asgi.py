@@ -14,7 +14,7 @@ from urllib.parse import unquote_to_bytes
 
 from sansio_http.server._config import Config
 from sansio_http.server._debug import error_response, shows_traceback
-from sansio_http.server._exchange import BodyError, Exchange
+from sansio_http.server._exchange import BodyError, Exchange, log
 
 Message = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[Message]]
@@ -73,7 +73,8 @@ class ASGIRunner:
                 if chunk is not None:
                     return {"type": "http.request", "body": chunk, "more_body": True}
                 return {"type": "http.request", "body": b"", "more_body": False}
-            # The body is read: wait until the response ends or the client goes.
+            # The body is read: wait until the response ends or the client goes
+            # (a watch of the socket notices it once the body streams).
             done = asyncio.create_task(response_done.wait())
             lost = asyncio.create_task(exchange.lost.wait())
             await asyncio.wait({done, lost}, return_when=asyncio.FIRST_COMPLETED)
@@ -115,6 +116,13 @@ class ASGIRunner:
             if exchange.lost.is_set():
                 return
             if exchange.started:
+                # Too late for a 500: close so the client sees a cut response.
+                log.error(
+                    "Exception after the response to %s %s started; closing the connection",
+                    exchange.request.method.decode("ascii"),
+                    exchange.path.decode("latin-1"),
+                    exc_info=exc,
+                )
                 exchange.close_after = True
                 return
             status, headers, body = error_response(

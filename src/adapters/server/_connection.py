@@ -139,6 +139,7 @@ class HTTPConnection:
                 await self.runner(exchange)
             finally:
                 self.busy = False
+                await exchange.stop_watching()
             if not await self._finish_cycle(exchange):
                 return
 

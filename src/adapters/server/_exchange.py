@@ -3,6 +3,16 @@
 The connection loop (``_connection.py``) owns the socket and the h11 state
 machine; the WSGI and ASGI runners only call :class:`Exchange`'s methods:
 read the next piece of the body, start the response, write, end.
+
+Once the request body is read, nothing reads the socket while the response
+is made, so a client that leaves would go unnoticed until a write failed
+(the second one, often: the first fills the kernel's buffer). Once a
+response body streams (its first piece was written), :meth:`Exchange.watch`
+reads the socket for the close: ``lost`` is set at once, the next write of
+body data raises, and the ASGI runner's ``receive()`` reports
+``http.disconnect``. NOTE: as uvicorn and nginx do, a client that shuts down
+its sending side while a body streams counts as gone; one that does so
+before the first piece of the body (a one-shot client) still gets it all.
 """
 
 from __future__ import annotations
@@ -101,6 +111,7 @@ class Exchange:
         # What min_body_rate measures: bytes received, seconds spent waiting.
         self._received = 0
         self._waited = 0.0
+        self._watcher: asyncio.Task[None] | None = None
 
     @property
     def expects_continue(self) -> bool:
@@ -179,6 +190,36 @@ class Exchange:
         self._received += len(data)
         return data
 
+    def watch(self) -> None:
+        """Start watching the socket for the client's close, once the body is read.
+
+        Does nothing while the body is still being read (the reads notice a
+        close), or when a watch runs already; :meth:`stop_watching` ends it.
+        """
+        if self._watcher is None and self.body_complete and not self.lost.is_set():
+            self._watcher = asyncio.get_running_loop().create_task(self._watch())
+
+    async def _watch(self) -> None:
+        try:
+            data = await self._reader.read(65536)
+        except (ConnectionError, OSError):
+            data = b""
+        if not data:
+            self.lost.set()
+            return
+        # A pipelined next request: h11 keeps it for the next cycle, and the
+        # client is there. NOTE: one read only, so a client cannot make the
+        # server buffer without bound while a response streams.
+        self._h11.receive_data(data)
+
+    async def stop_watching(self) -> None:
+        """Stop the watch, so that the connection can read the next request."""
+        watcher = self._watcher
+        if watcher is not None:
+            self._watcher = None
+            watcher.cancel()
+            await asyncio.wait((watcher,))
+
     @property
     def unread_body(self) -> int | None:
         """The announced body bytes not received yet; None when unknown."""
@@ -227,8 +268,13 @@ class Exchange:
                     self.status,
                 )
             return
+        if self.lost.is_set():
+            # The watch saw the close: more data would only fill a buffer.
+            raise ConnectionResetError("the client closed the connection")
         self.sent_bytes += len(data)
         await self._send(h11.Data(data=data))
+        if self._watcher is None and self.body_complete:
+            self.watch()
 
     async def end(self) -> None:
         """Finish the response."""

@@ -20,7 +20,7 @@ from urllib.parse import unquote_to_bytes
 
 from sansio_http.server._config import Config
 from sansio_http.server._debug import error_response, shows_traceback
-from sansio_http.server._exchange import BodyError, Exchange
+from sansio_http.server._exchange import BodyError, Exchange, log
 
 ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None]
 StartResponse = Callable[..., Callable[[bytes], object]]
@@ -279,6 +279,12 @@ class WSGIRunner:
                 return
             if exchange.started:
                 # Too late for a 500: close so the client sees a cut response.
+                log.error(
+                    "Exception after the response to %s %s started; closing the connection",
+                    environ["REQUEST_METHOD"],
+                    environ["PATH_INFO"],
+                    exc_info=exc,
+                )
                 exchange.close_after = True
                 return
             status, headers, body = error_response(

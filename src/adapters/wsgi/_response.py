@@ -8,16 +8,30 @@ on an event loop of its own; a :class:`~sansio_http.FileBody` is read from
 the file, only its regions, through ``wsgi.file_wrapper`` when the server
 offers one. A HEAD request, and a 1xx, 204 or 304 response, get the headers
 only, the body closed unread.
+
+A chunk may be ``str``, encoded with the response's charset. A body that asks
+for idle chunks (``messages._chunks.KeepAliveStream``) is pulled by a helper:
+a thread for a sync producer, which may run a few items ahead (the items
+waiting go out joined as one chunk), or an event loop of the body's own for
+an async one, which the server's thread runs while it waits. When the
+interval passes without an item, the iterable yields the idle chunk and waits
+again for the same item. The iterable's ``close()``, which
+the server calls after the last byte or when the client is gone, closes the
+body exactly once (``aclose()`` for an async one), ends the helper, runs the
+work of ``Response.call_on_close`` and releases the request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import functools
+import inspect
 import io
 import logging
 import os
 import sys
+import threading
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
@@ -29,14 +43,13 @@ from collections.abc import (
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
+from sansio_http.messages._chunks import ChunkEncoder, IdlePlan, idle_plan
 from sansio_http.messages._errors import InternalServerError
 from sansio_http.messages._files import FileBody, FileRegion
 from sansio_http.messages._request import RAISE_EXCEPTIONS
-from sansio_http.messages._response import body_chunk
+from sansio_http.messages._response import Response
 
 if TYPE_CHECKING:
-    from sansio_http.messages._response import Response
-
     from ._request import WSGIRequest
 
 __all__ = ["HOP_BY_HOP", "RAISE_EXCEPTIONS", "StartResponse", "send_response", "wsgi_headers"]
@@ -157,26 +170,30 @@ class _StreamedBody:
     and the server aborts the response.
     """
 
-    __slots__ = ("_chunks", "_closers", "_request", "_start_response")
+    __slots__ = ("_chunks", "_closed", "_closers", "_encode", "_request", "_start_response")
 
     def __init__(
         self,
-        chunks: Iterator[bytes],
+        chunks: Iterator[object],
         closers: list[Callable[[], object]],
         start_response: StartResponse,
         request: WSGIRequest,
+        encode: Callable[[object], bytes],
     ) -> None:
         self._chunks = chunks
         self._closers = closers
         self._start_response = start_response
         self._request = request
+        self._encode = encode
+        self._closed = False
 
     def __iter__(self) -> Iterator[bytes]:
         chunks = self._chunks
+        encode = self._encode
         try:
             for chunk in chunks:
                 if type(chunk) is not bytes:
-                    chunk = body_chunk(chunk)
+                    chunk = encode(chunk)
                 if chunk:
                     break
                 # An empty chunk sends nothing: the headers stay unsent.
@@ -189,7 +206,7 @@ class _StreamedBody:
             return
         yield chunk
         for chunk in chunks:
-            yield chunk if type(chunk) is bytes else body_chunk(chunk)
+            yield chunk if type(chunk) is bytes else encode(chunk)
 
     def _fail(self) -> Iterator[bytes]:
         exc_info = sys.exc_info()
@@ -207,31 +224,375 @@ class _StreamedBody:
             yield response.body
 
     def close(self) -> None:
-        """Close the body's source and release the request's resources."""
+        """Close the body's source and release the request's resources (once)."""
+        if self._closed:
+            return
+        self._closed = True
         _close_all(self._closers)
 
 
-def _async_chunks(body: AsyncIterable[bytes]) -> Generator[bytes, None, None]:
-    """Drive an async iterable of bytes on an event loop of its own."""
-    # NOTE: a WSGI worker thread runs no event loop, so a new one per body
-    # blocks nothing else; it is closed with the body.
-    loop = asyncio.new_event_loop()
-    iterator: AsyncIterator[bytes] = body.__aiter__()
-    try:
+#: What a puller returns when the interval passed without an item.
+_IDLE: Final = object()
+#: What a puller returns at the end of its source.
+_END: Final = object()
+
+# PERF: how far a sync producer may run ahead of the server's thread, which
+# sends what is waiting as one chunk. 64 KiB is what an event loop's
+# transport buffers before it pauses a writer (asyncio's and uvicorn's high
+# water mark) and, at most, one write of a socket's default send buffer;
+# 64 items bound the bookkeeping of tiny ones (a few events per millisecond
+# make a batch of a few; a producer that makes them faster than the socket
+# takes them fills it).
+_AHEAD_ITEMS: Final = 64
+_AHEAD_BYTES: Final = 64 * 1024
+
+
+class _LoopPuller:
+    """Pull an async iterable on an event loop of its own, run by the caller.
+
+    NOTE: a WSGI worker thread runs no event loop, so a new one per body
+    blocks nothing else. The loop runs only while the server's thread waits
+    for an item. One task on it pulls the producer, an item each time one is
+    asked for, so that the producer runs in one context from item to item,
+    as an ASGI server's task would run it (a task per item would lose what
+    the producer sets in a ``ContextVar``), and so that an item costs no
+    task of its own (PERF). An item still pending at a timeout stays
+    pending (never cancelled) and is waited for again. :meth:`close` cancels
+    the task, so that a producer's ``finally`` runs where it waits, then
+    runs ``aclose()`` of the iterator and of the body when that is another
+    object, and closes the loop. The loop is made at the first item, so
+    that a body closed unread (HEAD) costs one ``aclose()`` only.
+    """
+
+    __slots__ = ("_asked", "_body", "_closed", "_iterator", "_loop", "_owner", "_pump", "_result")
+
+    def __init__(self, body: AsyncIterable[object], owner: object) -> None:
+        self._body = body
+        # What is closed: the body, or a transform's wrapper around it.
+        self._owner = owner
+        self._iterator: AsyncIterator[object] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._pump: asyncio.Task[None] | None = None
+        # Set by get() to ask the pump for an item; the pump makes the next one.
+        self._asked: asyncio.Future[None] | None = None
+        # The item asked for: done when the pump has it.
+        self._result: asyncio.Future[object] | None = None
+        self._closed = False
+
+    def get(self, timeout: float | None = None) -> object:
+        """Return the next item, :data:`_IDLE` after ``timeout`` s, or :data:`_END`."""
+        loop = self._loop
+        if loop is None:
+            loop = self._loop = asyncio.new_event_loop()
+            self._iterator = self._body.__aiter__()
+            self._asked = loop.create_future()
+            self._pump = loop.create_task(self._run())
+        result = self._result
+        if result is None:
+            result = self._result = loop.create_future()
+            asked = self._asked
+            if asked is not None:
+                asked.set_result(None)
+        if not result.done():
+            if timeout is None:
+                loop.run_until_complete(result)
+            else:
+                _run_until(loop, result, timeout)
+                if not result.done():
+                    return _IDLE
+        self._result = None
+        return result.result()
+
+    async def _run(self) -> None:
+        iterator: Any = self._iterator
+        loop = asyncio.get_running_loop()
         while True:
-            try:
-                chunk = loop.run_until_complete(iterator.__anext__())
-            except StopAsyncIteration:
+            asked = self._asked
+            if asked is not None:
+                await asked
+            self._asked = loop.create_future()
+            result = self._result
+            if result is None:  # pragma: no cover - get() asks with a result to fill
                 return
-            yield chunk
-    finally:
+            try:
+                item = await iterator.__anext__()
+            except StopAsyncIteration:
+                result.set_result(_END)
+                return
+            except asyncio.CancelledError:
+                # close(): nothing waits for the item any more.
+                result.cancel()
+                raise
+            except BaseException as exc:
+                result.set_exception(exc)
+                return
+            result.set_result(item)
+
+    def close(self) -> None:
+        """Stop the producer and close it, once."""
+        if self._closed:
+            return
+        self._closed = True
+        loop = self._loop
+        body = self._body
+        if loop is None:
+            # Never pulled: only the body's aclose(), on a loop for that alone.
+            _run_aclose(self._owner)
+            return
         try:
-            aclose = getattr(iterator, "aclose", None)
+            pump = self._pump
+            if pump is not None and not pump.done():
+                pump.cancel()
+                loop.run_until_complete(asyncio.wait((pump,)))
+            result = self._result
+            if result is not None and result.done() and not result.cancelled():
+                result.exception()  # retrieved: the stream is over anyway
+            iterator = self._iterator
+            if iterator is not body:
+                aclose = getattr(iterator, "aclose", None)
+                if aclose is not None:
+                    loop.run_until_complete(aclose())
+            aclose = getattr(self._owner, "aclose", None)
             if aclose is not None:
                 loop.run_until_complete(aclose())
             loop.run_until_complete(loop.shutdown_asyncgens())
         finally:
             loop.close()
+
+
+def _run_until(
+    loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], timeout: float
+) -> None:
+    """Run ``loop`` until ``future`` is done or ``timeout`` seconds have passed."""
+    wake = loop.create_future()
+
+    def on_time(_: object = None) -> None:
+        if not wake.done():
+            wake.set_result(None)
+
+    future.add_done_callback(on_time)
+    handle = loop.call_later(timeout, on_time)
+    try:
+        loop.run_until_complete(wake)
+    finally:
+        handle.cancel()
+        future.remove_done_callback(on_time)
+
+
+class _ThreadPuller:
+    """Pull a sync iterable from a helper thread that runs a few items ahead.
+
+    PERF: handing each item across threads costs two thread switches, more
+    than a small event takes to make. The helper instead runs the
+    producer's ``next()`` and appends each item to a buffer, up to
+    :data:`_AHEAD_ITEMS` items or :data:`_AHEAD_BYTES` bytes of them, and
+    the server's thread takes every item waiting at once (:meth:`take`), to
+    send them joined as one chunk: they were all made already, so joining
+    them delays none. When the server's thread is waiting for an item, the
+    helper hands it over and waits until it is taken before it runs ahead
+    again, so that a slow producer's items go out one by one, at once.
+
+    The buffer bounds the memory; items still in it when the body is closed
+    are dropped. Between items the producer is suspended, and :meth:`close`
+    closes it from the server's thread; a producer still inside ``next()``
+    cannot be interrupted (a thread cannot be): the helper closes it as soon
+    as that ``next()`` returns, and the server's thread does not wait for it.
+    """
+
+    __slots__ = (
+        "_body",
+        "_busy",
+        "_closed",
+        "_closing",
+        "_condition",
+        "_ended",
+        "_error",
+        "_items",
+        "_iterator",
+        "_owner",
+        "_size",
+        "_stopping",
+        "_taker_waits",
+        "_thread",
+    )
+
+    def __init__(self, body: Iterable[object], owner: object) -> None:
+        self._body = body
+        # What is closed: the body, or a transform's wrapper around it.
+        self._owner = owner
+        self._iterator: Iterator[object] | None = None
+        self._thread: threading.Thread | None = None
+        self._condition = threading.Condition(threading.Lock())
+        self._items: collections.deque[object] = collections.deque()
+        self._size = 0  # the bytes of the items in the buffer
+        self._ended = False  # the producer ended (or raised _error)
+        self._error: BaseException | None = None
+        self._busy = False  # the helper is inside next()
+        self._closing = False  # close() came while it was: the helper closes
+        self._stopping = False  # close() came between items: the helper ends
+        self._taker_waits = False  # the server's thread waits for an item
+        self._closed = False
+
+    def take(self, timeout: float | None = None) -> list[object] | None:
+        """Return the items waiting, ``[]`` after ``timeout`` s, or None at the end.
+
+        Raises:
+            BaseException: What the producer's ``next()`` raised, once the
+                items before it were taken.
+        """
+        if self._thread is None:
+            self._iterator = iter(self._body)
+            self._thread = threading.Thread(
+                target=self._serve, name="sansio-http-stream", daemon=True
+            )
+            self._thread.start()
+        condition = self._condition
+        with condition:
+            items = self._items
+            if not items and not self._ended:
+                self._taker_waits = True
+                condition.wait(timeout)
+                self._taker_waits = False
+            if items:
+                batch = list(items)
+                items.clear()
+                self._size = 0
+                condition.notify()  # a helper waiting for room runs on
+                return batch
+            if not self._ended:
+                return []
+            error, self._error = self._error, None
+        if error is not None:
+            raise error
+        return None
+
+    def _serve(self) -> None:
+        iterator: Any = self._iterator
+        condition = self._condition
+        items = self._items
+        while True:
+            with condition:
+                # Wait for room, or for a waiting taker to take the last item.
+                while not self._stopping and (
+                    len(items) >= _AHEAD_ITEMS
+                    or self._size >= _AHEAD_BYTES
+                    or (items and self._taker_waits)
+                ):
+                    condition.wait()
+                if self._stopping:
+                    return  # close() closes the producer from its own thread
+                self._busy = True
+            error: BaseException | None = None
+            try:
+                item = next(iterator, _END)
+            except BaseException as exc:
+                item, error = _END, exc
+            with condition:
+                self._busy = False
+                if self._closing:
+                    break
+                if item is _END:
+                    self._ended = True
+                    self._error = error
+                else:
+                    items.append(item)
+                    self._size += _size_of(item)
+                if self._taker_waits:
+                    condition.notify()
+                if item is _END:
+                    return
+        _close_quietly(self._close_source)
+
+    def _close_source(self) -> None:
+        iterator = self._iterator
+        closers = []
+        if iterator is not None and iterator is not self._body:
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                closers.append(close)
+        close = getattr(self._owner, "close", None)
+        if close is not None:
+            closers.append(close)
+        _close_all(closers)
+
+    def close(self) -> None:
+        """Close the producer once: now, or when its pending ``next()`` returns."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._condition:
+            if self._busy:
+                self._closing = True
+                return
+            self._stopping = True
+            self._items.clear()
+            self._condition.notify_all()
+        thread = self._thread
+        if thread is not None:
+            thread.join()
+        self._close_source()
+
+
+def _size_of(item: object) -> int:
+    """Return the bytes an item of a stream holds, counted against the bound."""
+    if isinstance(item, memoryview):
+        return item.nbytes
+    if isinstance(item, (bytes, bytearray, str)):
+        return len(item)
+    return 0  # not a chunk: the adapter refuses it when it comes to it
+
+
+def _close_quietly(close: Callable[[], object]) -> None:
+    try:
+        close()
+    except Exception:
+        logger.exception("Error while closing a response body")
+
+
+def _pulled_chunks(puller: _LoopPuller) -> Generator[object, None, None]:
+    """Yield the items of a pulled body, waiting without a timeout."""
+    while True:
+        item = puller.get()
+        if item is _END:
+            return
+        yield item
+
+
+def _idle_chunks(puller: _LoopPuller, plan: IdlePlan) -> Generator[bytes, None, None]:
+    """Yield the bytes of a body that asks for idle chunks, idle chunks included."""
+    interval = plan.interval
+    while True:
+        item = puller.get(interval)
+        if item is _END:
+            break
+        yield plan.idle() if item is _IDLE else plan.feed(item)
+    yield plan.end()
+
+
+def _batched_idle_chunks(puller: _ThreadPuller, plan: IdlePlan) -> Generator[bytes, None, None]:
+    """Yield the bytes of a sync body that asks for idle chunks, a batch per chunk.
+
+    The items taken together are joined, in their order, each whole: an
+    idle chunk is sent only when none came for the interval, never within.
+    """
+    interval = plan.interval
+    feed = plan.feed
+    plain = plan.plain
+    while True:
+        batch = puller.take(interval)
+        if batch is None:
+            break
+        if not batch:
+            yield plan.idle()
+        elif len(batch) == 1:
+            item = batch[0]
+            yield item if plain and type(item) is bytes else feed(item)
+        else:
+            # PERF: bytes items, the usual ones, without a call each.
+            yield b"".join(
+                [item if plain and type(item) is bytes else feed(item) for item in batch]
+            )
+    yield plan.end()
 
 
 def _run_aclose(body: object) -> None:
@@ -244,6 +605,47 @@ def _run_aclose(body: object) -> None:
         loop.run_until_complete(aclose())
     finally:
         loop.close()
+
+
+def run_close_work(response: Response, request: WSGIRequest) -> None:
+    """Run the work registered with ``response.call_on_close``, in order.
+
+    Called from the iterable's ``close()``: PEP 3333 servers call it after
+    the last byte. A coroutine function runs on an event loop of its own.
+    An exception is logged with the request line, and the next function
+    still runs.
+    """
+    for func in getattr(response, "_close_work", None) or ():
+        try:
+            if inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+                getattr(func, "__call__", None)  # noqa: B004 (the method itself is inspected)
+            ):
+                loop = asyncio.new_event_loop()
+                try:
+                    loop.run_until_complete(func())
+                finally:
+                    loop.close()
+            else:
+                func()
+        except Exception:
+            logger.exception(
+                "Error in work after the response to %s %s", request.method, request.full_path
+            )
+
+
+class _Closing(list[bytes]):
+    """A body in memory whose ``close()`` runs the response's work after it."""
+
+    __slots__ = ("_closers",)
+
+    def __init__(self, chunks: list[bytes], closers: list[Callable[[], object]]) -> None:
+        super().__init__(chunks)
+        self._closers = closers
+
+    def close(self) -> None:
+        """Run the work after the response and release the request, once."""
+        closers, self._closers = self._closers, []
+        _close_all(closers)
 
 
 class _FileRange(io.RawIOBase):
@@ -410,8 +812,7 @@ def send_response(
     if isinstance(body, bytes):
         # PERF: the common case; nothing to stream, nothing to close later.
         status = _start(start_response, response, exc_info)
-        if request.has_resources:
-            request.close()
+        content: list[bytes] = [body]
         if (
             not body
             or environ.get("REQUEST_METHOD") == "HEAD"
@@ -423,36 +824,80 @@ def send_response(
             # or in a 1xx, 204 or 304, whatever body the response holds. Sent,
             # it would be read as the start of the next response on the
             # connection (gunicorn drops it with a warning; others do not).
-            return []
-        return [body]
+            content = []
+        if Response._close_work_used and getattr(response, "_close_work", None):
+            # The work runs from close(), which the server calls after the last byte.
+            return _Closing(
+                content, [functools.partial(run_close_work, response, request), request.close]
+            )
+        if request.has_resources:
+            request.close()
+        return content
     status = response.status
     # The head only: in answer to HEAD, or for a 1xx, 204 or 304 (see above).
     head_only = (
         environ.get("REQUEST_METHOD") == "HEAD" or status < 200 or status == 204 or status == 304
     )
     closers: list[Callable[[], object]] = [request.close]
+    work = Response._close_work_used and bool(getattr(response, "_close_work", None))
+    if work:
+        # After the body's close, before the request's files are released.
+        closers.insert(0, functools.partial(run_close_work, response, request))
     if isinstance(body, FileBody):
         return _send_file(response, body, request, start_response, closers, exc_info, head_only)
-    source_close = getattr(body, "close", None)
-    if source_close is not None:
-        closers.insert(0, source_close)
     if head_only:
         # Never iterated, but closed all the same: a sync body like any other,
-        # an async one (its aclose()) on an event loop of its own.
-        if isinstance(body, AsyncIterable):
-            closers.insert(0, functools.partial(_run_aclose, body))
+        # an async one (its aclose(), not close()) on an event loop of its own.
+        closer = (
+            functools.partial(_run_aclose, body)
+            if isinstance(body, AsyncIterable)
+            else getattr(body, "close", None)
+        )
+        if closer is not None:
+            closers.insert(0, closer)
         _start(start_response, response, exc_info)
+        if work:
+            # The work runs from close(), once the server sent the head.
+            return _Closing([], closers)
         _close_all(closers)
         return []
-    chunks: Iterator[bytes]
+    plan = idle_plan(body, response)
+    if plan is not None:
+        # The source is pulled; the body given is what is closed: a
+        # transform's wrapper closes its source.
+        source = plan.source
+        puller: _LoopPuller | _ThreadPuller
+        if isinstance(source, AsyncIterable):
+            puller = _LoopPuller(source, body)
+            generator = _idle_chunks(puller, plan)
+        else:
+            puller = _ThreadPuller(source, body)
+            generator = _batched_idle_chunks(puller, plan)
+        closers[:0] = [generator.close, puller.close]
+        _start(start_response, response, exc_info)
+        return _StreamedBody(generator, closers, start_response, request, _not_text)
+    chunks: Iterator[Any]
     if isinstance(body, AsyncIterable):
-        generator = _async_chunks(body)
-        chunks = generator
-        closers.insert(0, generator.close)
+        async_puller = _LoopPuller(body, body)
+        chunks = _pulled_chunks(async_puller)
+        closers.insert(0, async_puller.close)
     else:
         chunks = iter(body)
+        # The body's close(), and its iterator's first when that is another
+        # object (a class whose __iter__ is a generator): PEP 3333.
+        source_close = getattr(body, "close", None)
+        if source_close is not None:
+            closers.insert(0, source_close)
+        if chunks is not body:
+            iterator_close = getattr(chunks, "close", None)
+            if iterator_close is not None:
+                closers.insert(0, iterator_close)
     _start(start_response, response, exc_info)
-    return _StreamedBody(chunks, closers, start_response, request)
+    return _StreamedBody(chunks, closers, start_response, request, ChunkEncoder(response))
+
+
+def _not_text(chunk: object) -> bytes:  # pragma: no cover - an IdlePlan yields bytes
+    raise TypeError(f"expected bytes, not {type(chunk).__name__}")
 
 
 def _send_file(
@@ -501,4 +946,6 @@ def _send_file(
         file.close()
         raise
     _start(start_response, response, exc_info, extra_length)
-    return _StreamedBody(_file_chunks(file, body), [file.close, *closers], start_response, request)
+    return _StreamedBody(
+        _file_chunks(file, body), [file.close, *closers], start_response, request, _not_text
+    )

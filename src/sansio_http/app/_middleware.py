@@ -27,6 +27,7 @@ from collections.abc import (
 )
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from sansio_http.messages._chunks import encode_chunk
 from sansio_http.messages._files import FileBody
 from sansio_http.messages._response_fields import length_field
 
@@ -102,7 +103,7 @@ class ChunkTransform(Protocol):
         """End the input and return the rest of the output."""
 
 
-def transform_body(body: Body, transform: ChunkTransform) -> Body:
+def transform_body(body: Body, transform: ChunkTransform, *, charset: str = "utf-8") -> Body:
     """Return ``body`` passed through ``transform``, of the same kind.
 
     ``bytes`` are transformed at once. An iterable becomes a generator and
@@ -110,11 +111,16 @@ def transform_body(body: Body, transform: ChunkTransform) -> Body:
     adapter sends it, so nothing is buffered; closing the wrapper closes the
     wrapped body (``close()`` or ``aclose()``) exactly once, as the adapters
     do for any body, even when the wrapper was never iterated (an answer to
-    ``HEAD``).
+    ``HEAD``). Text chunks are encoded with ``charset`` before the transform
+    sees them. A body that asks for idle chunks (``idle_interval`` and
+    ``idle_chunk``, see :doc:`/response`) still gets them, passed through
+    the transform in their place among the chunks.
 
     Args:
         body: A response body, not a :class:`~sansio_http.FileBody`.
         transform: A fresh transform, used for this body only.
+        charset: The charset of the text chunks the body may yield: the
+            one the response's Content-Type names, UTF-8 by default.
 
     Raises:
         TypeError: ``body`` is a FileBody, which the adapter reads itself.
@@ -124,16 +130,17 @@ def transform_body(body: Body, transform: ChunkTransform) -> Body:
     if isinstance(body, FileBody):
         raise TypeError("a FileBody is read by the adapter and cannot be transformed")
     if isinstance(body, AsyncIterable):
-        return _ClosingAsyncChunks(body, _transform_async(body, transform))
-    return _ClosingChunks(body, _transform_sync(body, transform))
+        return _ClosingAsyncChunks(body, transform, _transform_async(body, transform, charset))
+    return _ClosingChunks(body, transform, _transform_sync(body, transform, charset))
 
 
 def _transform_sync(
-    body: Iterable[bytes], transform: ChunkTransform
+    body: Iterable[bytes | str], transform: ChunkTransform, charset: str
 ) -> Generator[bytes, None, None]:
     try:
         for chunk in body:
-            output = transform.feed(chunk)
+            # PERF: bytes, the usual chunk, pass without a call.
+            output = transform.feed(chunk if type(chunk) is bytes else encode_chunk(chunk, charset))
             if output:
                 yield output
         output = transform.close()
@@ -146,11 +153,11 @@ def _transform_sync(
 
 
 async def _transform_async(
-    body: AsyncIterable[bytes], transform: ChunkTransform
+    body: AsyncIterable[bytes | str], transform: ChunkTransform, charset: str
 ) -> AsyncGenerator[bytes, None]:
     try:
         async for chunk in body:
-            output = transform.feed(chunk)
+            output = transform.feed(chunk if type(chunk) is bytes else encode_chunk(chunk, charset))
             if output:
                 yield output
         output = transform.close()
@@ -268,12 +275,25 @@ def add_vary(headers: MutableHeaders, name: str) -> None:
 class _ClosingChunks(Generator[bytes, None, None]):
     """A transform generator that closes its source even if never started."""
 
-    __slots__ = ("_chunks", "_source")
+    __slots__ = ("_chunks", "_source", "transformed")
 
-    def __init__(self, source: Iterable[bytes], chunks: Generator[bytes, None, None]) -> None:
+    def __init__(
+        self,
+        source: Iterable[bytes | str],
+        transform: ChunkTransform,
+        chunks: Generator[bytes, None, None],
+    ) -> None:
         # The source while the generator has not started, then None.
-        self._source: Iterable[bytes] | None = source
+        self._source: Iterable[bytes | str] | None = source
         self._chunks = chunks
+        #: The source and the transform, for an adapter that pulls the
+        #: source itself to send idle chunks (``_chunks.idle_plan``).
+        self.transformed = (source, transform)
+
+    @property
+    def idle_interval(self) -> float | None:
+        """The source's ``idle_interval``: the wrapper keeps its idle chunks."""
+        return getattr(self.transformed[0], "idle_interval", None)
 
     def __next__(self) -> bytes:
         self._source = None
@@ -308,11 +328,23 @@ class _ClosingChunks(Generator[bytes, None, None]):
 class _ClosingAsyncChunks(AsyncGenerator[bytes, None]):
     """An async transform generator that closes its source even if never started."""
 
-    __slots__ = ("_chunks", "_source")
+    __slots__ = ("_chunks", "_source", "transformed")
 
-    def __init__(self, source: AsyncIterable[bytes], chunks: AsyncGenerator[bytes, None]) -> None:
-        self._source: AsyncIterable[bytes] | None = source
+    def __init__(
+        self,
+        source: AsyncIterable[bytes | str],
+        transform: ChunkTransform,
+        chunks: AsyncGenerator[bytes, None],
+    ) -> None:
+        self._source: AsyncIterable[bytes | str] | None = source
         self._chunks = chunks
+        #: The source and the transform (see ``_ClosingChunks``).
+        self.transformed = (source, transform)
+
+    @property
+    def idle_interval(self) -> float | None:
+        """The source's ``idle_interval``: the wrapper keeps its idle chunks."""
+        return getattr(self.transformed[0], "idle_interval", None)
 
     def __anext__(self) -> Coroutine[Any, Any, bytes]:
         # PERF: the generator's own awaitable, without a coroutine around it.

@@ -51,6 +51,7 @@ from sansio_http.http._multidict import ImmutableMultiDict
 from sansio_http.http._urlencoded import parse_urlencoded
 from sansio_http.http._urls import quote_path, quote_query
 from sansio_http.messages._errors import BadRequest, BadRequestKeyError, UntrustedHost
+from sansio_http.messages._events import parse_last_event_id
 from sansio_http.messages._length import parse_content_length
 from sansio_http.messages._state import State
 
@@ -559,3 +560,16 @@ class Request:
     def referrer(self) -> str | None:
         """The Referer header as sent, or None."""
         return self.headers.get("referer")
+
+    @_cached
+    def last_event_id(self) -> str | None:
+        """The id an event stream client resumes after, from Last-Event-ID.
+
+        A browser's ``EventSource`` sends the id of the last event it got
+        when it reconnects (WHATWG HTML §9.2.4): a stream that resumes sends
+        the events after it. None when there is no id to resume from: the
+        header is absent, empty or repeated, longer than 1024 bytes, not
+        UTF-8, or holds NUL, CR or LF, which no event id can hold (see
+        :func:`~sansio_http.messages._events.parse_last_event_id`).
+        """
+        return parse_last_event_id(self.headers.getlist("last-event-id"))

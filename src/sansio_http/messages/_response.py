@@ -23,8 +23,8 @@ above it, in ``_redirect`` and ``_file_response``.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Iterable, Mapping
-from typing import Final, TypeAlias
+from collections.abc import AsyncIterable, Callable, Iterable, Mapping
+from typing import ClassVar, Final, TypeAlias, TypeVar
 
 from sansio_http.http import (
     DEFAULT_MAX_RANGES,
@@ -62,7 +62,9 @@ __all__ = [
 ]
 
 #: What :attr:`Response.body` holds.
-Body: TypeAlias = bytes | Iterable[bytes] | AsyncIterable[bytes] | FileBody
+Body: TypeAlias = bytes | Iterable[bytes | str] | AsyncIterable[bytes | str] | FileBody
+#: Work to run after the response: a function of no arguments, plain or async.
+CloseWork = TypeVar("CloseWork", bound=Callable[[], object])
 #: What a response's ``headers`` argument may be: anything ``Headers`` accepts.
 HeadersInput: TypeAlias = (
     Headers | Iterable[tuple[bytes, bytes]] | Iterable[tuple[str, str]] | Mapping[str, str]
@@ -105,10 +107,17 @@ class Response(_HeaderMethods):
         ('200 OK', [(b'content-type', b'text/plain; charset=utf-8'), (b'content-length', b'5')])
     """
 
-    __slots__ = ("_body", "_fields", "_headers", "_status")
+    # PERF: ``_close_work`` is left unset by the constructor, which stays as fast
+    # as before. Reading an unset slot raises (getattr with a default costs
+    # ~150 ns then), so adapters look first at ``_close_work_used``, which turns
+    # True for good the first time any response gets work.
+    __slots__ = ("_body", "_close_work", "_fields", "_headers", "_status")
+
+    _close_work_used: ClassVar[bool] = False
 
     _body: Body
     _status: int
+    _close_work: list[Callable[[], object]]
     # PERF: a response built without headers keeps its few fields here, already
     # encoded, and builds its MutableHeaders only when ``headers`` is first read;
     # from then on ``_headers`` is the truth and ``_fields`` is unused.
@@ -347,6 +356,50 @@ class Response(_HeaderMethods):
         elif not keep_length:
             headers.remove("content-length")
 
+    # -- work after the response ------------------------------------------------------
+
+    def call_on_close(self, func: CloseWork) -> CloseWork:
+        """Run ``func()`` once the response has been sent, whatever happened.
+
+        Use it for work the client need not wait for: sending an e-mail,
+        writing an audit record. Functions run in the order registered,
+        after the last byte was handed to the server, and also after an
+        answer to HEAD, after a failure once the head was sent, and after the
+        client went away. A ``def`` function runs in a worker thread under
+        ASGI (the App's thread pool), from the WSGI iterable's ``close()``
+        under WSGI; an ``async def`` one is awaited on the event loop under
+        ASGI, run on an event loop of its own under WSGI. An exception is
+        logged with the request line on the adapter's logger
+        (``sansio_http.wsgi`` or ``sansio_http.asgi``), and the next
+        function still runs: the response is gone, nothing answers it again.
+
+        The work belongs to this response: a middleware that replaces the
+        response passes it on with ``new.call_on_close`` if it wants it run.
+
+        Args:
+            func: A function of no arguments, ``def`` or ``async def``
+                (use :func:`functools.partial` to bind some).
+
+        Returns:
+            ``func``, so that the method can decorate a function.
+
+        Example:
+            >>> response = Response("saved")
+            >>> @response.call_on_close
+            ... def notify() -> None:
+            ...     print("sent")
+        """
+        if not callable(func):
+            raise TypeError(
+                f"call_on_close() takes a function of no arguments, not {type(func).__name__}"
+            )
+        try:
+            self._close_work.append(func)
+        except AttributeError:
+            self._close_work = [func]
+            Response._close_work_used = True
+        return func
+
     # -- cookies ------------------------------------------------------------------------
 
     def make_conditional(self, request: RequestHead) -> Response:
@@ -424,10 +477,11 @@ def make_conditional(
 
 
 def body_chunk(chunk: object) -> bytes:
-    """Return one chunk of a streamed body as ``bytes``, or say what is wrong.
+    """Return one bytes-like chunk as ``bytes``, or say what is wrong.
 
-    Both adapters check every chunk with this, so an application that yields
-    text gets the same message under WSGI and ASGI.
+    Text is refused here, where no charset is known: the adapters encode the
+    ``str`` chunks of a streamed body themselves, with the response's
+    charset (``messages._chunks.ChunkEncoder``).
 
     Raises:
         TypeError: The chunk is not bytes-like (a ``str``, say).
@@ -435,6 +489,7 @@ def body_chunk(chunk: object) -> bytes:
     if isinstance(chunk, (bytes, bytearray, memoryview)):
         return bytes(chunk)
     raise TypeError(
-        f"a response body yields bytes, not {type(chunk).__name__}: encode text "
-        "before yielding it (chunk.encode())"
+        f"a response body yields bytes, not {type(chunk).__name__}, where no charset is "
+        "known: return text in a response, whose adapter encodes it with the response's "
+        "charset, and convert other values first (JSON with json.dumps, say)"
     )

@@ -40,7 +40,7 @@ class _HeaderMethods:
 
     # What the methods read of the Response.
     _status: int
-    _body: bytes | Iterable[bytes] | AsyncIterable[bytes] | FileBody
+    _body: bytes | Iterable[bytes | str] | AsyncIterable[bytes | str] | FileBody
 
     @property
     def headers(self) -> MutableHeaders:

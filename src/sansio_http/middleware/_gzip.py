@@ -25,6 +25,7 @@ from sansio_http.app._middleware import (
     transform_body,
 )
 from sansio_http.http import EncodingAccept, parse_accept_header, parse_response_cache_control
+from sansio_http.messages._chunks import charset_of
 from sansio_http.messages._files import FileBody
 
 if TYPE_CHECKING:
@@ -219,7 +220,9 @@ class GZipMiddleware(Middleware):
                 _slices(body, self.slice_size), GZipTransform(self.level)
             )
         else:
-            response.body = transform_body(body, GZipTransform(self.level))
+            # A streamed body may yield text, encoded with the response's charset.
+            charset = charset_of(response.headers.get("content-type"))
+            response.body = transform_body(body, GZipTransform(self.level), charset=charset)
         add_checked_fields(response, [_CONTENT_ENCODING])
         if not untouched:
             headers = response.headers

@@ -78,6 +78,8 @@ from sansio_http.messages._errors import UnprocessableEntity as UnprocessableEnt
 from sansio_http.messages._errors import UnsupportedMediaType as UnsupportedMediaType
 from sansio_http.messages._errors import UntrustedHost as UntrustedHost
 from sansio_http.messages._errors import abort as abort
+from sansio_http.messages._events import EventStream as EventStream
+from sansio_http.messages._events import ServerSentEvent as ServerSentEvent
 from sansio_http.messages._file_response import file_response as file_response
 from sansio_http.messages._files import FileBody as FileBody
 from sansio_http.messages._files import FileRegion as FileRegion
@@ -93,6 +95,9 @@ from sansio_http.messages._request import Request as Request
 from sansio_http.messages._response import Response as Response
 from sansio_http.messages._response import make_conditional as make_conditional
 from sansio_http.messages._state import State as State
+from sansio_http.messages._static import FileInfo as FileInfo
+from sansio_http.messages._static import FileSystem as FileSystem
+from sansio_http.messages._static import static_response as static_response
 from sansio_http.middleware._cors import CORSMiddleware as CORSMiddleware
 from sansio_http.middleware._cors import is_origin as is_origin
 from sansio_http.middleware._gzip import GZipMiddleware as GZipMiddleware
@@ -119,13 +124,16 @@ __all__ = [
     "Conflict",
     "DeferredHeaders",
     "EndOfForm",
+    "EventStream",
     "ExpectationFailed",
     "Field",
     "FileBody",
     "FileData",
     "FileEnd",
+    "FileInfo",
     "FileRegion",
     "FileStart",
+    "FileSystem",
     "Forbidden",
     "FormCollector",
     "FormData",
@@ -164,6 +172,7 @@ __all__ = [
     "RequestURITooLong",
     "RequestedRangeNotSatisfiable",
     "Response",
+    "ServerSentEvent",
     "ServiceUnavailable",
     "Session",
     "SessionMiddleware",
@@ -193,5 +202,6 @@ __all__ = [
     "redirect",
     "safe_filename",
     "safe_join",
+    "static_response",
     "transform_body",
 ]

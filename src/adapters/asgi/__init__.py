@@ -14,7 +14,8 @@ from __future__ import annotations
 from ._app import asgi_app as asgi_app
 from ._app import to_asgi as to_asgi
 from ._request import ASGIRequest as ASGIRequest
+from ._static import OSFileSystem as OSFileSystem
 from ._websocket import WebSocket as WebSocket
 from ._websocket import WebSocketDisconnect as WebSocketDisconnect
 
-__all__ = ["ASGIRequest", "WebSocket", "WebSocketDisconnect", "asgi_app", "to_asgi"]
+__all__ = ["ASGIRequest", "OSFileSystem", "WebSocket", "WebSocketDisconnect", "asgi_app", "to_asgi"]

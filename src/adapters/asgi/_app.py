@@ -33,9 +33,11 @@ from sansio_http.messages._proxy import ProxyPolicy
 from sansio_http.messages._response import Response
 
 from ._lifespan import Hook, Lifespan
+from ._mount import prepare_mounts, start_mounts, stop_mounts, with_mounts
 from ._request import RAISE_EXCEPTIONS, ASGIRequest
-from ._response import NO_LENGTH_FIELDS, ResponseSender
+from ._response import NO_LENGTH_FIELDS, ResponseSender, run_close_work
 from ._scope import check_scope
+from ._static import FILE_SYSTEM
 from ._types import ASGIApp, Receive, Scope, Send
 from ._websocket import WebSocket, WebSocketDisconnect
 
@@ -127,7 +129,14 @@ class _HandlerApp:
     answered without the handler.
     """
 
-    __slots__ = ("_lifespan", "handler", "head_limits", "request_class", "websocket")
+    __slots__ = (
+        "_lifespan",
+        "handler",
+        "head_limits",
+        "request_class",
+        "thread_runner",
+        "websocket",
+    )
 
     def __init__(
         self,
@@ -142,6 +151,9 @@ class _HandlerApp:
         self._lifespan = lifespan
         self.request_class = request_class
         self.head_limits = head_limits
+        #: Runs the plain functions of ``Response.call_on_close`` work off
+        #: the loop: an App's thread pool, or None for the loop's executor.
+        self.thread_runner: Callable[..., Any] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -156,6 +168,7 @@ class _HandlerApp:
             else self.request_class(scope, receive, state=state)
         )
         head = request.method == "HEAD"
+        response: Response | None = None
         try:
             try:
                 checked = check_scope(scope, self.head_limits, request)
@@ -223,6 +236,14 @@ class _HandlerApp:
                 with contextlib.suppress(OSError):
                     await sender.send(InternalServerError().to_response(request), head=head)
         finally:
+            # Work after the response: the response was sent (or the client
+            # left, or it failed); the request's resources are still open.
+            if (
+                Response._close_work_used
+                and response is not None
+                and getattr(response, "_close_work", None)
+            ):
+                await run_close_work(response, request, self.thread_runner)
             if request.has_resources:
                 await request.close()
 
@@ -447,7 +468,10 @@ def to_asgi(
     startup and shutdown hooks run in the lifespan, once per process however
     many times the App is mounted (see ``App.on_startup``), and the state
     they fill is the lifespan state each request's ``request.state`` starts
-    with.
+    with. Apps mounted in it (``App.mount``) share its thread pool and its
+    lifespan; a mounted ASGI application gets its own lifespan inside the
+    App's, and a mounted WSGI application runs in the thread pool, its body
+    and response streamed through the event loop.
 
     Args:
         app: The App; this installs its ``thread_runner``.
@@ -470,6 +494,9 @@ def to_asgi(
         )
     runner = _AppRunner(app.config.threads)
     app.thread_runner = runner
+    if app.file_system is None:
+        # What the static routes stat files through; one given by the user stays.
+        app.file_system = FILE_SYSTEM
 
     handle: Handler = app.dispatch_async
     if proxy_policy is not None:
@@ -486,8 +513,11 @@ def to_asgi(
         await view(websocket, **values)
 
     lifecycle = app.lifecycle
+    inner_apps, lifespans = prepare_mounts(app, runner)
 
     async def startup(state: dict[str, Any]) -> None:
+        # Mounted applications first: the App may rely on them.
+        await start_mounts(inner_apps, lifespans)
         # NOTE: once per process, whatever the number of mounts: when another
         # mount (to_wsgi at import, say) ran the hooks, this one only shares
         # the state they filled with the server, which copies it into each
@@ -497,11 +527,14 @@ def to_asgi(
 
     async def shutdown(state: dict[str, Any]) -> None:
         try:
-            await lifecycle.stop_async(app.ensure_async)
+            try:
+                await lifecycle.stop_async(app.ensure_async)
+            finally:
+                await stop_mounts(inner_apps, lifespans)
         finally:
             runner.shutdown()
 
-    return asgi_app(
+    served = asgi_app(
         handle,
         websocket=handle_websocket,
         on_startup=[startup],
@@ -512,3 +545,9 @@ def to_asgi(
         trusted_hosts=trusted_hosts,
         head_limits=head_limits,
     )
+    # Work after the response (Response.call_on_close) runs its plain
+    # functions in the App's threads, as the views do.
+    if isinstance(served, _HandlerApp):
+        served.thread_runner = runner
+    # A mounted ASGI or WSGI application is called before the App (see App.mount).
+    return with_mounts(app, served, lifespans)

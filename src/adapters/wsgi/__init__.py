@@ -12,5 +12,6 @@ from sansio_http.wsgi._app import to_wsgi as to_wsgi
 from sansio_http.wsgi._app import wsgi_app as wsgi_app
 from sansio_http.wsgi._input import InputStream as InputStream
 from sansio_http.wsgi._request import WSGIRequest as WSGIRequest
+from sansio_http.wsgi._static import OSFileSystem as OSFileSystem
 
-__all__ = ["InputStream", "WSGIRequest", "to_wsgi", "wsgi_app"]
+__all__ = ["InputStream", "OSFileSystem", "WSGIRequest", "to_wsgi", "wsgi_app"]

@@ -28,9 +28,11 @@ from sansio_http.messages._proxy import ProxyPolicy
 from sansio_http.messages._response import Response
 
 from ._environ import check_environ
+from ._mount import prepare_mounts, stop_mounts, with_mounts
 from ._request import WSGIRequest
 from ._response import RAISE_EXCEPTIONS, StartResponse, logger, send_response
 from ._runner import CoroutineRunner
+from ._static import FILE_SYSTEM
 
 __all__ = ["RAISE_EXCEPTIONS", "WSGIApplication", "respond", "to_wsgi", "wsgi_app"]
 
@@ -186,7 +188,9 @@ def to_wsgi(
     ``current_request`` works in them. The App's startup hooks run now, and
     its shutdown hooks when the interpreter exits, each once per process
     however many times the App is mounted (see ``App.on_startup``); each
-    request's ``request.state`` starts with what they stored.
+    request's ``request.state`` starts with what they stored. Apps mounted
+    in it (``App.mount``) share its runner and start before it; a mounted
+    WSGI application is called directly.
 
     Args:
         app: The App; this installs its ``coroutine_runner``.
@@ -200,7 +204,8 @@ def to_wsgi(
         A PEP 3333 application, ready for gunicorn or any WSGI server.
 
     Raises:
-        TypeError: ``app`` is not an :class:`~sansio_http.App`.
+        TypeError: ``app`` is not an :class:`~sansio_http.App`, or an ASGI
+            application is mounted in it (serve it with ``to_asgi``).
     """
     if not isinstance(app, App):
         raise TypeError(
@@ -209,6 +214,11 @@ def to_wsgi(
         )
     runner = CoroutineRunner()
     app.coroutine_runner = runner
+    if app.file_system is None:
+        # What the static routes stat files through; one given by the user stays.
+        app.file_system = FILE_SYSTEM
+    # Mounted Apps get the runner and start first: the App may rely on them.
+    inner_apps = prepare_mounts(app, runner)
     lifecycle = app.lifecycle
     # NOTE: once per process, whatever the number of mounts: an App mounted
     # with to_asgi too, or again, shares this startup and its state.
@@ -216,7 +226,10 @@ def to_wsgi(
 
     def shutdown() -> None:
         try:
-            lifecycle.stop_sync(app.ensure_sync)
+            try:
+                lifecycle.stop_sync(app.ensure_sync)
+            finally:
+                stop_mounts(inner_apps)
         finally:
             runner.close()
 
@@ -240,7 +253,7 @@ def to_wsgi(
                 request.state.update(state)
             return dispatch(request)
 
-    return wsgi_app(
+    served = wsgi_app(
         handle,
         max_content_length=app.config.max_content_length,
         form_limits=app.config.form_limits,
@@ -248,3 +261,5 @@ def to_wsgi(
         trusted_hosts=trusted_hosts,
         head_limits=head_limits,
     )
+    # A mounted WSGI application is called before the App (see App.mount).
+    return with_mounts(app, served)

@@ -23,6 +23,15 @@ from sansio_http.app._dispatch import _Dispatching
 from sansio_http.app._endpoints import Endpoint, join_rule
 from sansio_http.app._lifecycle import Lifecycle, hook_arguments
 from sansio_http.app._middleware import Middleware
+from sansio_http.app._mounts import (
+    Kind,
+    Mount,
+    Mounts,
+    application_kind,
+    check_prefix,
+    mounted_apps,
+    reroot,
+)
 from sansio_http.app._scaffold import Blueprint, _Scaffold, check_call
 from sansio_http.app._urls import _UrlBuilding
 from sansio_http.messages._request import Request
@@ -75,6 +84,8 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         # router they come from.
         self._static: dict[tuple[str, str], tuple[Endpoint, dict[str, Any]]] = {}
         self._static_router: Router | None = None
+        # The applications mounted under a prefix (see mount); empty, it is false.
+        self._mounts = Mounts()
         # The scopes of what is not routed to a view: the App's alone.
         self._scopes: tuple[_Scaffold, ...] = (self,)
         # Whether make_response is this class's, which returns a Response as it is.
@@ -126,6 +137,15 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         scopes: tuple[_Scaffold, ...],
     ) -> None:
         existing = self.endpoints.get(endpoint)
+        if (
+            self._mounts.names
+            and "." in endpoint
+            and endpoint.partition(".")[0] in self._mounts.names
+        ):
+            raise ValueError(
+                f"the endpoint {endpoint!r} would hide the mount named "
+                f"{endpoint.partition('.')[0]!r} from url_for: rename the blueprint or the mount"
+            )
         if existing is not None and existing.view is not view:
             raise ValueError(f"endpoint {endpoint!r} is already taken by another view")
         self.router.add(Rule(rule, endpoint, **options))
@@ -143,6 +163,78 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         self.endpoints[endpoint] = Endpoint(
             view, scopes, self._sync_cache[view], self._async_cache[view]
         )
+
+    def mount(self, prefix: str, application: Any, *, name: str | None = None) -> None:
+        """Serve another application under the URL prefix ``prefix``.
+
+        ``application`` is another :class:`App`, a WSGI application (served
+        by ``to_wsgi``, and by ``to_asgi`` through its thread pool) or an
+        ASGI application (served by ``to_asgi`` only). The prefix takes
+        whole path segments: ``/admin`` takes ``/admin/`` and every path
+        below it, never ``/administrator``, and ``/admin`` itself is
+        redirected to ``/admin/`` (308). A mount comes before the App's own
+        rules; the longest prefix wins.
+
+        The mounted application sees the prefix in its root path
+        (``SCRIPT_NAME``, ASGI ``root_path``, ``request.root_path``) and the
+        rest in its path. A mounted App runs inside this App's middleware,
+        not its hooks or error handlers; a foreign application is called
+        before this App's middleware and sees the request as the server sent
+        it. See :doc:`/static-and-mounting`.
+
+        Args:
+            prefix: The URL prefix, such as ``/admin``: decoded text, as
+                :attr:`Request.path <sansio_http.Request.path>` is.
+            application: The App or the WSGI or ASGI application.
+            name: The name ``url_for`` reaches a mounted App by
+                (``url_for("admin.index")``); its own name by default. Not
+                for a WSGI or ASGI application.
+
+        Raises:
+            TypeError: ``application`` is a blueprint or not callable.
+            ValueError: The prefix is the root or not a plain path, it or
+                the name is taken, a foreign application is given a name, or
+                the App would be mounted in itself.
+            RuntimeError: The App is served already (``to_wsgi`` and
+                ``to_asgi`` set up mounted applications when they mount it).
+        """
+        if self.coroutine_runner is not None or self.thread_runner is not None:
+            raise RuntimeError(
+                "mount() after to_wsgi(app) or to_asgi(app): the adapters set up mounted "
+                "applications when they serve the App, so mount before serving it"
+            )
+        if isinstance(application, Blueprint):
+            raise TypeError("a Blueprint is registered, not mounted: app.register_blueprint(bp)")
+        prefix = check_prefix(prefix)
+        kind: Kind
+        if isinstance(application, App):
+            if application is self or any(inner is self for inner in mounted_apps(application)):
+                raise ValueError("an App cannot be mounted in itself, even through another App")
+            kind = "app"
+            name = application.name if name is None else name
+        else:
+            kind = application_kind(application)
+            if name is not None:
+                raise ValueError(
+                    "name= is what url_for builds into a mounted App by; a WSGI or ASGI "
+                    "application has no rules to build"
+                )
+        if name is not None:
+            if not name or "." in name:
+                raise ValueError(f"a mount name is a word without dots, not {name!r}")
+            if any(endpoint.startswith(name + ".") for endpoint in self.endpoints):
+                raise ValueError(
+                    f"the mount name {name!r} is the name of a blueprint of this App: "
+                    "pass mount(..., name='another')"
+                )
+        mount = Mount(prefix, application, kind, name)
+        self._mounts.add(mount)
+        if mount.endpoint is not None:
+            # The driver calls each side's own dispatch, never a converted one.
+            view = mount.endpoint.view
+            self._sync_cache[view] = mount.endpoint.sync_view
+            self._async_cache[view] = mount.endpoint.async_view
+        self._static.clear()
 
     def add_middleware(self, middleware: Any) -> None:
         """Add a middleware inside those added before it.
@@ -267,5 +359,14 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         Raises:
             NotFound: No websocket rule matches the path.
         """
+        if self._mounts:
+            found = self._mounts.find(request.path)
+            if found is not None and found[0].kind == "app" and found[1]:
+                # The session lasts as long as the view: the request keeps
+                # the mounted App's root path, with nothing to restore.
+                mount, rest = found
+                reroot(request, mount.prefix, rest)
+                inner: App = mount.application
+                return inner.websocket_view(request)
         rule, values = self.router.match(request.path, "GET", websocket=True)
         return self._async(self.endpoints[rule.endpoint].view), values

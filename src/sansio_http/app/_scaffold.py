@@ -16,9 +16,12 @@ blueprint checks when its decorators run, not when it is registered.
 from __future__ import annotations
 
 import inspect
+import os
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from sansio_http.app._static import StaticView
+from sansio_http.messages._static import CacheControl, FileSystem, StaticDirectory
 from sansio_http.routing._rules import rule_methods
 
 __all__ = ["Blueprint", "ErrorKey", "check_call"]
@@ -159,6 +162,12 @@ class _Scaffold:
         self.teardown_request_funcs: list[Callable[..., Any]] = []
         self.error_handlers: dict[ErrorKey, Callable[..., Any]] = {}
         self.blueprints: list[tuple[Blueprint, str | None]] = []
+        #: What the static routes read files through; the adapters install an
+        #: ``os``-based one on the App when they mount it. None on a
+        #: blueprint: its static routes use the App's.
+        self.file_system: FileSystem | None = None
+        # Where this one is registered, for its static routes to find the App's file system.
+        self._parents: list[_Scaffold] = []
 
     def route(
         self,
@@ -331,10 +340,87 @@ class _Scaffold:
             )
         _check_prefix(blueprint.name, url_prefix)
         self.blueprints.append((blueprint, url_prefix))
+        blueprint._parents.append(self)
         self._blueprint_added(blueprint, url_prefix)
 
     def _blueprint_added(self, blueprint: Blueprint, url_prefix: str | None) -> None:
         """Hook for the App to register at once; blueprints wait."""
+
+    def static(
+        self,
+        prefix: str,
+        directory: str | os.PathLike[str],
+        *,
+        endpoint: str = "static",
+        cache_control: CacheControl = None,
+        dotfiles: bool = False,
+        follow_symlinks: bool = False,
+        precompressed: bool = True,
+        file_system: FileSystem | None = None,
+    ) -> None:
+        """Serve the files of ``directory`` under the URL prefix ``prefix``.
+
+        ``app.static("/static", "assets")`` answers ``GET /static/css/site.css``
+        with ``assets/css/site.css``, by the rules of
+        :func:`~sansio_http.static_response`: conditional and range requests,
+        HEAD, precompressed ``.br`` and ``.gz`` siblings, and a 404 for every
+        path that is not a regular file inside the folder (``..``, encoded
+        slashes, dotfiles, symlinks leading out...). Build its URLs with
+        ``url_for("static", path="css/site.css")``. See :doc:`/static-and-mounting`.
+
+        Args:
+            prefix: The URL prefix, such as ``/static``; below a blueprint's
+                own prefix on a blueprint.
+            directory: The folder, trusted; a relative one is found from the
+                server's working directory when the request comes.
+            endpoint: The endpoint name, for ``url_for`` and for a second
+                folder (``endpoint="media"``).
+            cache_control: The Cache-Control value, or a function of the path
+                below the prefix returning one (None: ``no-cache``).
+            dotfiles: Whether to serve names that start with a dot.
+            follow_symlinks: Whether a symlink may lead outside the folder.
+            precompressed: Whether to send ``.br`` and ``.gz`` siblings to
+                clients that accept them.
+            file_system: What stats the files; by default the one the adapter
+                installs on the App (:attr:`file_system`).
+
+        Raises:
+            TypeError: ``prefix`` or ``directory`` is not text, or
+                ``cache_control`` is neither a string, a callable nor None.
+            ValueError: ``prefix`` does not start with ``/``, or ``directory``
+                is empty.
+        """
+        if not isinstance(prefix, str):
+            raise TypeError(
+                f"static() takes the URL prefix first, such as '/static', not {prefix!r}"
+            )
+        if not prefix.startswith("/"):
+            raise ValueError(f"the static prefix must start with '/': write '/{prefix}'")
+        rules = StaticDirectory(
+            directory,
+            cache_control=cache_control,
+            dotfiles=dotfiles,
+            follow_symlinks=follow_symlinks,
+            precompressed=precompressed,
+        )
+        found = self._find_file_system if file_system is None else lambda: file_system
+        view = StaticView(rules, found, endpoint)
+        self.add_route(
+            prefix.rstrip("/") + "/<path:path>", view, methods=["GET"], endpoint=endpoint
+        )
+
+    def _find_file_system(self) -> FileSystem | None:
+        """Return this one's file system, else the first one above it."""
+        waiting: list[_Scaffold] = [self]
+        seen: set[int] = set()
+        while waiting:
+            scaffold = waiting.pop(0)
+            if scaffold.file_system is not None:
+                return scaffold.file_system
+            if id(scaffold) not in seen:
+                seen.add(id(scaffold))
+                waiting.extend(scaffold._parents)
+        return None
 
 
 class Blueprint(_Scaffold):

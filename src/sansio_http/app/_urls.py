@@ -6,6 +6,7 @@ from typing import Any, Final
 
 from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES
+from sansio_http.app._mounts import Mounts
 from sansio_http.messages._errors import HTTPError
 from sansio_http.messages._request import Request
 from sansio_http.routing import Router
@@ -22,6 +23,7 @@ class _UrlBuilding:
     """:meth:`url_for`, for the App."""
 
     router: Router
+    _mounts: Mounts
 
     def url_for(
         self,
@@ -36,11 +38,15 @@ class _UrlBuilding:
         """Return the URL of an endpoint; extra values become the query string.
 
         Inside a request, the URL honours the request's ``root_path``, and
-        ``_external=True`` adds its scheme and host.
+        ``_external=True`` adds its scheme and host. A mounted App's own
+        ``url_for`` builds under its prefix inside its requests, whose root
+        path holds the prefix.
 
         Args:
             endpoint: ``"view"`` or ``"blueprint.view"``; a leading dot means
-                the blueprint of the current request's endpoint.
+                the blueprint of the current request's endpoint. The name of
+                a mounted App in front (``"admin.index"``) builds into it, its
+                prefix put in front (see :meth:`~sansio_http.App.mount`).
             _external: Return an absolute URL.
             _anchor: A fragment to append.
             _method: Pick the rule that accepts this method.
@@ -60,12 +66,33 @@ class _UrlBuilding:
             blueprint = current.rpartition(".")[0]
             # Outside a blueprint, ".view" names the App's own view (as in Flask).
             endpoint = blueprint + endpoint if blueprint else endpoint[1:]
+        return self._build(endpoint, values, _method, root_path, _anchor, base_url)
+
+    def _build(
+        self,
+        endpoint: str,
+        values: dict[str, Any],
+        method: str | None,
+        root_path: str,
+        anchor: str | None,
+        base_url: str | None,
+    ) -> str:
+        """Build a URL here, or in the mounted App the endpoint's first part names."""
+        names = self._mounts.names
+        if names and "." in endpoint:
+            name, _, inner = endpoint.partition(".")
+            mount = names.get(name)
+            if mount is not None:
+                application: _UrlBuilding = mount.application
+                return application._build(
+                    inner, values, method, root_path + mount.prefix, anchor, base_url
+                )
         return self.router.build(
             endpoint,
             values,
-            method=_method,
+            method=method,
             root_path=root_path,
-            anchor=_anchor,
+            anchor=anchor,
             base_url=base_url,
         )
 

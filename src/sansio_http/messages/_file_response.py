@@ -8,6 +8,7 @@ and :func:`~sansio_http.make_conditional` for the request's conditions.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from datetime import datetime, timezone
 
 from sansio_http.http import http_date, quote_etag
@@ -35,6 +36,7 @@ def file_response(
     last_modified: bool = True,
     max_age: int | None = None,
     request: RequestHead | None = None,
+    headers: Mapping[str, str] | None = None,
 ) -> Response:
     """Build a response that sends a file the adapter has stat'ed.
 
@@ -65,6 +67,10 @@ def file_response(
         request: If given, the response is passed through
             :func:`~sansio_http.make_conditional` for this request, so that
             it may become a 304, 412, 206 or 416.
+        headers: More header fields, such as ``Vary``; one named like a
+            field made here (``Cache-Control``, say, in any case) replaces
+            it. They are in place before ``request`` is answered, so a 304
+            keeps those that :data:`~sansio_http.messages._conditional.NOT_MODIFIED_HEADERS` lists.
 
     Returns:
         A ``Response`` whose body is a :class:`FileBody` of ``size`` bytes.
@@ -83,7 +89,7 @@ def file_response(
         timestamp = moment.timestamp()
     else:
         timestamp = float(mtime)
-    headers = {
+    fields = {
         "Content-Type": content_type or guess_content_type(name),
         "Content-Length": str(size),
         "Accept-Ranges": "bytes",
@@ -91,12 +97,20 @@ def file_response(
     }
     if etag is True:
         # Microseconds and size, in hex: any change to the file changes the tag.
-        headers["ETag"] = quote_etag(f"{round(timestamp * 1_000_000):x}-{size:x}")
+        fields["ETag"] = quote_etag(f"{round(timestamp * 1_000_000):x}-{size:x}")
     elif etag:
-        headers["ETag"] = quote_etag(etag)
+        fields["ETag"] = quote_etag(etag)
     if last_modified:
-        headers["Last-Modified"] = http_date(timestamp)
+        fields["Last-Modified"] = http_date(timestamp)
     if as_attachment or download_name is not None:
-        headers["Content-Disposition"] = content_disposition(name, as_attachment=as_attachment)
-    response = Response(FileBody(file_path, length=size), 200, headers)
+        fields["Content-Disposition"] = content_disposition(name, as_attachment=as_attachment)
+    if headers:
+        # PERF: given with the fields above, so each is checked once, in the
+        # constructor, not set (and checked) again afterwards.
+        for field_name, value in headers.items():
+            lowered = field_name.lower()
+            for made in [made for made in fields if made.lower() == lowered]:
+                del fields[made]
+            fields[field_name] = value
+    response = Response(FileBody(file_path, length=size), 200, fields)
     return response if request is None else make_conditional(response, request)

@@ -1,0 +1,346 @@
+"""Mounting: other applications served under a URL prefix of the App.
+
+An App keeps its mounts in a :class:`Mounts` table: each :class:`Mount` is a
+prefix (decoded text, as ``Request.path``, without a trailing slash) and
+the application under it, of one of three kinds: another App, a WSGI
+application or an ASGI application. A prefix takes whole path segments
+only: ``/admin`` takes ``/admin/`` and everything below it, never
+``/administrator``; the longest prefix wins, and a mount comes before the
+App's own rules.
+
+A mounted App is dispatched here, from the outer App's routing step, so
+that the outer App's middleware runs around it: :func:`mount_endpoint` makes
+the endpoint that moves the prefix from the request's ``path`` to its
+``root_path`` for the time of the inner dispatch (its own ``url_for`` then
+builds URLs under the prefix). A foreign application is called by the
+adapter, which alone holds the environ or the scope; :func:`find_foreign`
+tells it which paths to divert, walking mounted Apps for nested mounts.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any, Final, Literal, Protocol
+
+from sansio_http.app._endpoints import Endpoint
+from sansio_http.messages._request import Request
+from sansio_http.messages._response import Response
+from sansio_http.routing._answers import RequestRedirect
+
+__all__ = [
+    "Kind",
+    "Mount",
+    "Mountable",
+    "Mounts",
+    "application_kind",
+    "check_prefix",
+    "find_foreign",
+    "foreign_mounts",
+    "mount_endpoint",
+    "mounted_apps",
+    "reroot",
+    "route",
+]
+
+#: What is mounted: another App, a PEP 3333 application or an ASGI 3 one.
+Kind = Literal["app", "wsgi", "asgi"]
+
+# The cached request attributes that depend on ``path`` or ``root_path``
+# alone; ``url`` and ``base_url`` join the two, so a move of the prefix
+# from one to the other leaves them right.
+_DERIVED: Final = ("full_path", "root_url")
+
+
+class Mountable(Protocol):
+    """What a mounted App offers to the App it is mounted on."""
+
+    _mounts: Mounts
+
+    def dispatch_sync(self, request: Request) -> Response:
+        """Answer a request from sync code."""
+
+    async def dispatch_async(self, request: Request) -> Response:
+        """Answer a request from async code."""
+
+
+class Mount:
+    """One application under a prefix.
+
+    Attributes:
+        prefix: The URL prefix, decoded, starting and not ending with ``/``.
+        application: What is mounted.
+        kind: ``"app"``, ``"wsgi"`` or ``"asgi"``.
+        name: The name ``url_for`` reaches a mounted App by, or None.
+        endpoint: For a mounted App, what the outer App's dispatch calls.
+    """
+
+    __slots__ = ("application", "endpoint", "kind", "name", "prefix")
+
+    def __init__(self, prefix: str, application: Any, kind: Kind, name: str | None) -> None:
+        self.prefix = prefix
+        self.application = application
+        self.kind: Kind = kind
+        self.name = name
+        self.endpoint = mount_endpoint(prefix, application) if kind == "app" else None
+
+
+def check_prefix(prefix: object) -> str:
+    """Return a mount prefix without its trailing slash, or refuse it.
+
+    Raises:
+        TypeError: ``prefix`` is not text.
+        ValueError: It is the root, does not start with ``/``, or holds an
+            empty, ``.`` or ``..`` segment, a placeholder, ``?`` or ``#``.
+    """
+    if not isinstance(prefix, str):
+        raise TypeError(f"mount() takes the URL prefix first, such as '/admin', not {prefix!r}")
+    if not prefix.startswith("/"):
+        raise ValueError(f"a mount prefix starts with '/': write '/{prefix}'")
+    stripped = prefix.rstrip("/")
+    if not stripped:
+        raise ValueError(
+            "mount() takes a prefix below the root, such as '/admin'; serve an "
+            "application meant for the whole site directly"
+        )
+    segments = stripped[1:].split("/")
+    if any(segment in ("", ".", "..") for segment in segments) or any(
+        mark in stripped for mark in "<>?#"
+    ):
+        raise ValueError(
+            f"the mount prefix {prefix!r} must be a plain path such as '/admin/v2': no "
+            "empty, '.' or '..' segments, no placeholders, '?' or '#'"
+        )
+    return stripped
+
+
+def application_kind(application: object) -> Literal["wsgi", "asgi"]:
+    """Tell a foreign application's protocol, as the test client does.
+
+    An ASGI 3 application is a coroutine function, or an object whose
+    ``__call__`` is one; anything else callable is taken for WSGI.
+
+    Raises:
+        TypeError: ``application`` is not callable.
+    """
+    if inspect.iscoroutinefunction(application) or inspect.iscoroutinefunction(
+        getattr(application, "__call__", None)  # noqa: B004 (the method itself is inspected)
+    ):
+        return "asgi"
+    if callable(application):
+        return "wsgi"
+    raise TypeError(
+        f"mount() takes an App, a WSGI or an ASGI application, not {type(application).__name__}"
+    )
+
+
+class Mounts(list[Mount]):
+    """The mounts of one App, longest prefix first.
+
+    PERF: a list, so that dispatch tests an App without mounts for them at
+    the cost of a list's truth test.
+    """
+
+    __slots__ = ("names",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: The mounts ``url_for`` can build into, by name.
+        self.names: dict[str, Mount] = {}
+
+    def add(self, mount: Mount) -> None:
+        """Add a mount.
+
+        Raises:
+            ValueError: Its prefix or its name is taken.
+        """
+        for other in self:
+            if other.prefix == mount.prefix:
+                raise ValueError(f"{mount.prefix!r} is already mounted ({other.application!r})")
+        if mount.name is not None:
+            if mount.name in self.names:
+                taken = self.names[mount.name].prefix
+                raise ValueError(
+                    f"the mount name {mount.name!r} is taken by the mount at {taken!r}: "
+                    "pass mount(..., name='another')"
+                )
+            self.names[mount.name] = mount
+        self.append(mount)
+        self.sort(key=lambda each: len(each.prefix), reverse=True)
+
+    def find(self, path: str) -> tuple[Mount, str] | None:
+        """Return the mount that takes ``path`` and the path below its prefix.
+
+        Args:
+            path: A request's ``path``: decoded, starting with ``/``.
+
+        Returns:
+            The mount with the longest prefix that ends at a segment
+            boundary of ``path``, and the rest of the path: ``""`` for the
+            prefix itself, else starting with ``/``. None when no prefix does.
+        """
+        for mount in self:
+            prefix = mount.prefix
+            if path.startswith(prefix):
+                end = len(prefix)
+                if len(path) == end:
+                    return mount, ""
+                if path[end] == "/":
+                    return mount, path[end:]
+        return None
+
+
+def mounted_apps(app: Mountable) -> list[Any]:
+    """Return the Apps mounted in ``app``, at any depth, innermost first.
+
+    Each App appears once, however many times it is mounted; the adapters
+    install their runners on each and start their lifecycles in this order.
+    """
+    found: list[Any] = []
+
+    def visit(outer: Mountable) -> None:
+        for mount in outer._mounts:
+            inner = mount.application
+            if mount.kind == "app" and all(inner is not each for each in found):
+                visit(inner)
+                found.append(inner)
+
+    visit(app)
+    return found
+
+
+def foreign_mounts(app: Mountable) -> list[tuple[str, Mount]]:
+    """Return the foreign mounts of ``app`` at any depth, with their full prefixes."""
+    found: list[tuple[str, Mount]] = []
+
+    def visit(outer: Mountable, above: str) -> None:
+        for mount in outer._mounts:
+            if mount.kind == "app":
+                visit(mount.application, above + mount.prefix)
+            else:
+                found.append((above + mount.prefix, mount))
+
+    visit(app, "")
+    return found
+
+
+def find_foreign(app: Mountable, path: str) -> tuple[Mount, str] | None:
+    """Return the foreign application that takes ``path``, and its full prefix.
+
+    The walk goes down through mounted Apps, as their dispatch would. The
+    prefix itself, without the slash, is left to the App, which answers it
+    with a redirect (see :func:`route`).
+
+    Args:
+        app: The outermost App.
+        path: The request's path below the App's root path.
+
+    Returns:
+        The mount and the prefixes consumed on the way (``/api/legacy`` for
+        a WSGI application at ``/legacy`` in an App at ``/api``), or None
+        when the App itself answers.
+    """
+    consumed = ""
+    mounts = app._mounts
+    while mounts:
+        found = mounts.find(path)
+        if found is None:
+            return None
+        mount, rest = found
+        if not rest:
+            return None
+        consumed += mount.prefix
+        if mount.kind != "app":
+            return mount, consumed
+        path = rest
+        mounts = mount.application._mounts
+    return None
+
+
+def route(mount: Mount, rest: str) -> tuple[Endpoint, dict[str, Any]]:
+    """Return what the App's routing step gives a path under ``mount``.
+
+    Raises:
+        RequestRedirect: The path is the prefix itself: 308 to the prefix
+            with a slash, so that relative links in the mounted application
+            resolve under it (Werkzeug's dispatcher and Starlette's Mount do
+            the same through their routers).
+        RuntimeError: The mount is a foreign application, which only an
+            adapter can call.
+    """
+    if not rest:
+        raise RequestRedirect(mount.prefix + "/")
+    if mount.endpoint is None:
+        raise RuntimeError(
+            f"the {mount.kind.upper()} application mounted at {mount.prefix!r} is called "
+            "by the adapter: serve the App with sansio_http.wsgi.to_wsgi or "
+            "sansio_http.asgi.to_asgi rather than calling dispatch_sync/dispatch_async"
+        )
+    return mount.endpoint, {}
+
+
+def reroot(request: Request, prefix: str, rest: str) -> Callable[[], None]:
+    """Move ``prefix`` from the request's path to its root path; return the undo.
+
+    NOTE: the request is changed in place, not copied (``Request.replace``):
+    its body, uploads and state stay one object, which the adapter reads
+    and closes once, whichever App read them.
+
+    Args:
+        request: The request being dispatched.
+        prefix: The mount prefix at the front of ``request.path``.
+        rest: ``request.path`` below the prefix, starting with ``/``.
+
+    Returns:
+        A function that puts the path and root path back.
+    """
+    saved_path, saved_root = request.path, request.root_path
+    cached = request.__dict__
+    saved: dict[str, Any] = {name: cached.pop(name) for name in _DERIVED if name in cached}
+    request.path = rest
+    request.root_path = saved_root + prefix
+
+    def restore() -> None:
+        request.path = saved_path
+        request.root_path = saved_root
+        for name in _DERIVED:
+            cached.pop(name, None)
+        cached.update(saved)
+
+    return restore
+
+
+def mount_endpoint(prefix: str, application: Any) -> Endpoint:
+    """Return the endpoint that dispatches a request to a mounted App.
+
+    It belongs to no scope: the outer App's middleware runs around it, its
+    hooks and error handlers do not (the mounted App has its own). The
+    request's ``state`` gains what the mounted App's startup hooks stored.
+    """
+
+    def enter(request: Request) -> Callable[[], None]:
+        path = request.path
+        restore = reroot(request, prefix, path[len(prefix) :])
+        state = application.lifecycle.state
+        if state:
+            request.state.update(state)
+        return restore
+
+    def view(request: Request) -> Response:
+        restore = enter(request)
+        try:
+            response: Response = application.dispatch_sync(request)
+            return response
+        finally:
+            restore()
+
+    async def async_view(request: Request) -> Response:
+        restore = enter(request)
+        try:
+            response: Response = await application.dispatch_async(request)
+            return response
+        finally:
+            restore()
+
+    view.__qualname__ = async_view.__qualname__ = f"mount({prefix!r})"
+    return Endpoint(view, (), view, async_view)

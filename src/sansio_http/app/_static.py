@@ -1,0 +1,67 @@
+"""The view of a static route: a folder's files under a URL prefix.
+
+``App.static()`` and ``Blueprint.static()`` register a :class:`StaticView`
+for ``<prefix>/<path:path>``. The rules are the core's
+(:class:`~sansio_http.messages._static.StaticDirectory`); the file system
+they read through is looked up at each request, because the adapters
+install it on the App when they mount it (``to_wsgi``, ``to_asgi``), which
+may come after the route was written, on a blueprint that does not know its
+App yet.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sansio_http.messages._request import Request
+from sansio_http.messages._response import Response
+from sansio_http.messages._static import FileSystem, StaticDirectory
+
+__all__ = ["StaticView"]
+
+
+class StaticView:
+    """Answer ``GET <prefix>/<path>`` with a file of one folder.
+
+    A plain (``def``) callable: under ASGI the App runs it in its thread
+    pool, so the stats it makes never hold up the event loop.
+
+    Args:
+        rules: The folder and its options.
+        file_system: Finds the file system at request time: the one given to
+            ``static()``, else the App's.
+        name: The view's ``__name__``, for logs.
+    """
+
+    __slots__ = ("__name__", "_file_system", "rules")
+
+    def __init__(
+        self,
+        rules: StaticDirectory,
+        file_system: Callable[[], FileSystem | None],
+        name: str = "static",
+    ) -> None:
+        self.rules = rules
+        self._file_system = file_system
+        self.__name__ = name
+
+    def __call__(self, request: Request, path: str) -> Response:
+        """Answer the request for the file at ``path`` below the folder.
+
+        Raises:
+            NotFound: No file may be served for ``path``.
+            RuntimeError: No file system is installed: the App was not
+                mounted with ``to_wsgi`` or ``to_asgi``, and ``static()`` was
+                given none.
+        """
+        fs = self._file_system()
+        if fs is None:
+            raise RuntimeError(
+                f"the static route of {self.rules.directory!r} has no file system: mount the "
+                "App with to_wsgi() or to_asgi(), which install one, or pass "
+                "static(..., file_system=...)"
+            )
+        return self.rules.respond(request, path, fs)
+
+    def __repr__(self) -> str:
+        return f"<StaticView {self.rules.directory!r}>"

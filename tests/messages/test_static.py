@@ -1,0 +1,579 @@
+"""Tests for static_response: the path rules, negotiation and caching, without I/O.
+
+A fake file system stands in for the disk: a folder ``/srv/site/static``
+with a few files, a secret beside it, and symlinks inside that lead in and
+out. No test here touches a real file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sansio_http import (
+    FileBody,
+    FileInfo,
+    FileSystem,
+    MethodNotAllowed,
+    NotFound,
+    Request,
+    Response,
+    static_response,
+)
+from sansio_http.messages._static import StaticDirectory
+
+ROOT = "/srv/site/static"
+SECRET = "/srv/site/secret.txt"
+MTIME = 1_700_000_000.0
+
+
+class FakeFileSystem:
+    """Files, folders and symlinks held in dicts; absolute POSIX paths only."""
+
+    def __init__(
+        self,
+        files: Mapping[str, tuple[int, float]],
+        folders: set[str],
+        links: Mapping[str, str] | None = None,
+    ) -> None:
+        self.files = dict(files)
+        self.folders = set(folders)
+        self.links = dict(links or {})
+        self.asked: list[str] = []
+        self.resolved: list[str] = []
+
+    def _resolve(self, path: str) -> str:
+        resolved = ""
+        for part in posixpath.normpath(path).split("/")[1:]:
+            resolved = posixpath.normpath(f"{resolved}/{part}")
+            for _ in range(8):  # a loop of links resolves to nothing found
+                if resolved not in self.links:
+                    break
+                resolved = self.links[resolved]
+        return resolved or "/"
+
+    def file_info(self, path: str) -> FileInfo | None:
+        self.asked.append(path)
+        real = self._resolve(path)
+        if real in self.files:
+            size, mtime = self.files[real]
+            return FileInfo(size, mtime, True)
+        if real in self.folders:
+            return FileInfo(4096, MTIME, False)
+        return None
+
+    def is_symlink(self, path: str) -> bool:
+        self.asked.append(path)
+        parent, _, name = path.rpartition("/")
+        return f"{self._resolve(parent)}/{name}" in self.links
+
+    def realpath(self, path: str) -> str:
+        self.resolved.append(path)
+        return self._resolve(path)
+
+
+def make_fs(**extra_files: tuple[int, float]) -> FakeFileSystem:
+    files = {
+        f"{ROOT}/app.js": (1000, MTIME),
+        f"{ROOT}/css/site.css": (200, MTIME),
+        f"{ROOT}/logo.png": (5000, MTIME),
+        f"{ROOT}/.env": (10, MTIME),
+        f"{ROOT}/.well-known/security.txt": (30, MTIME),
+        SECRET: (7, MTIME),
+        "/etc/passwd": (900, MTIME),
+    }
+    files.update({f"{ROOT}/{name.replace('__', '/')}": info for name, info in extra_files.items()})
+    links = {
+        f"{ROOT}/out.txt": SECRET,  # leaves the folder
+        f"{ROOT}/out-dir": "/srv/site",  # a folder outside
+        f"{ROOT}/alias.js": f"{ROOT}/app.js",  # stays inside
+    }
+    return FakeFileSystem(files, {ROOT, f"{ROOT}/css", "/srv/site", "/etc"}, links)
+
+
+class RawRequest(Request):
+    """A core Request that knows the raw path, as the adapters' requests do."""
+
+    def __init__(self, *args: object, raw_path: bytes | None = None, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.raw_path = raw_path
+
+
+def get(
+    path: str,
+    headers: Mapping[str, str] | None = None,
+    *,
+    method: str = "GET",
+    raw: bytes | None = None,
+) -> RawRequest:
+    return RawRequest(
+        method, "/static/" + path, b"", dict(headers or {}), "http", None, "", raw_path=raw
+    )
+
+
+def serve(
+    path: str,
+    headers: Mapping[str, str] | None = None,
+    fs: FileSystem | None = None,
+    **options: object,
+) -> Response:
+    return static_response(
+        get(path, headers),
+        ROOT,
+        path,
+        fs=fs or make_fs(),
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def served_path(response: Response) -> str:
+    body = response.body
+    assert isinstance(body, FileBody)
+    return body.path
+
+
+# -- what is served -----------------------------------------------------------
+
+
+def test_a_file_is_served_with_type_length_and_validators() -> None:
+    response = serve("css/site.css")
+    assert response.status == 200
+    assert served_path(response) == f"{ROOT}/css/site.css"
+    assert response.headers["content-type"] == "text/css; charset=utf-8"
+    assert response.headers["content-length"] == "200"
+    assert response.headers["etag"].startswith('"')
+    assert response.headers["last-modified"] == "Tue, 14 Nov 2023 22:13:20 GMT"
+    assert response.headers["cache-control"] == "no-cache"
+    assert response.headers["vary"] == "Accept-Encoding"
+
+
+def test_binary_types_get_no_charset() -> None:
+    assert serve("logo.png").headers["content-type"] == "image/png"
+
+
+def test_a_symlink_inside_the_folder_is_served() -> None:
+    assert served_path(serve("alias.js")) == f"{ROOT}/alias.js"
+
+
+# -- what is refused ------------------------------------------------------------
+
+REFUSED = [
+    "../secret.txt",
+    "css/../../secret.txt",
+    "css/../site.css",  # stays inside, but ".." is refused, not normalised
+    "./app.js",
+    "css//site.css",
+    "css/site.css/",
+    "css",  # a folder
+    "css/",
+    "",
+    ".env",
+    ".well-known/security.txt",
+    "..\\secret.txt",
+    "css\\..\\..\\secret.txt",
+    "app.js\x00.png",
+    "C:/Windows/win.ini",
+    "c:secret.txt",
+    "app.js::$DATA",
+    "/etc/passwd",
+    "//etc/passwd",
+    "nul",
+    "con.txt",
+    "out.txt",  # a symlink that leaves the folder
+    "out-dir/secret.txt",  # through a linked folder outside
+    "missing.js",
+    "%2e%2e/secret.txt",  # double-encoded: a literal name, which does not exist
+]
+
+
+@pytest.mark.parametrize("path", REFUSED)
+def test_refused_paths_are_404(path: str) -> None:
+    with pytest.raises(NotFound):
+        serve(path)
+
+
+@pytest.mark.parametrize(
+    "raw", [b"/static/css%2Fsite.css", b"/static/css%2fsite.css", b"/static/css%5Csite.css"]
+)
+def test_an_encoded_separator_does_not_cross_a_segment(raw: bytes) -> None:
+    # The server decoded %2F to "/", so the path alone looks like "css/site.css".
+    request = RawRequest("GET", "/static/css/site.css", b"", {}, "http", None, "", raw_path=raw)
+    with pytest.raises(NotFound):
+        static_response(request, ROOT, "css/site.css", fs=make_fs())
+
+
+def test_other_encodings_in_the_raw_path_are_fine() -> None:
+    request = RawRequest(
+        "GET", "/static/app.js", b"", {}, "http", None, "", raw_path=b"/static/%61pp.js"
+    )
+    assert static_response(request, ROOT, "app.js", fs=make_fs()).status == 200
+
+
+def test_dotfiles_are_served_when_asked() -> None:
+    assert served_path(serve(".well-known/security.txt", dotfiles=True)).endswith("security.txt")
+    with pytest.raises(NotFound):
+        serve("../secret.txt", dotfiles=True)
+
+
+def test_symlinks_may_leave_the_folder_when_asked() -> None:
+    assert served_path(serve("out.txt", follow_symlinks=True)) == f"{ROOT}/out.txt"
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "DELETE"])
+def test_other_methods_are_405(method: str) -> None:
+    request = get("app.js", method=method)
+    with pytest.raises(MethodNotAllowed) as caught:
+        static_response(request, ROOT, "app.js", fs=make_fs())
+    assert caught.value.headers["Allow"] == "GET, HEAD"
+
+
+def test_a_refused_path_asks_the_file_system_nothing() -> None:
+    fs = make_fs()
+    for path in ("../secret.txt", ".env", "a\\b", "C:/x", "css//site.css", "nul"):
+        with pytest.raises(NotFound):
+            serve(path, fs=fs)
+    assert fs.asked == []
+
+
+# -- conditional and range requests ---------------------------------------------
+
+
+def test_if_none_match_gives_304_with_validators() -> None:
+    etag = serve("app.js").headers["etag"]
+    response = serve("app.js", {"if-none-match": etag})
+    assert response.status == 304
+    assert response.body == b""
+    assert response.headers["etag"] == etag
+    assert response.headers["vary"] == "Accept-Encoding"
+    assert "content-length" not in response.headers
+
+
+def test_if_modified_since_gives_304() -> None:
+    response = serve("app.js", {"if-modified-since": "Tue, 14 Nov 2023 22:13:20 GMT"})
+    assert response.status == 304
+
+
+def test_range_gives_206_of_the_file_region() -> None:
+    response = serve("app.js", {"range": "bytes=10-19"})
+    assert response.status == 206
+    assert response.headers["content-range"] == "bytes 10-19/1000"
+    body = response.body
+    assert isinstance(body, FileBody)
+    assert body.content_length == 10
+
+
+def test_if_range_with_an_old_tag_gives_the_whole_file() -> None:
+    response = serve("app.js", {"range": "bytes=0-9", "if-range": '"old"'})
+    assert response.status == 200
+
+
+def test_an_unsatisfiable_range_is_416() -> None:
+    assert serve("app.js", {"range": "bytes=5000-"}).status == 416
+
+
+def test_head_is_answered_like_get() -> None:
+    request = get("app.js", method="HEAD")
+    response = static_response(request, ROOT, "app.js", fs=make_fs())
+    assert response.status == 200
+    assert response.headers["content-length"] == "1000"
+
+
+# -- precompressed siblings -----------------------------------------------------
+
+
+def fs_with_siblings(br_mtime: float = MTIME, gz_mtime: float = MTIME) -> FakeFileSystem:
+    return make_fs(**{"app.js.br": (300, br_mtime), "app.js.gz": (400, gz_mtime)})
+
+
+@pytest.mark.parametrize(
+    ("accept", "coding"),
+    [
+        ("gzip, deflate, br", "br"),
+        ("br, gzip", "br"),
+        ("gzip, br", "br"),  # equal qualities: br
+        ("gzip", "gzip"),
+        ("br;q=0.5, gzip", "gzip"),
+        ("br;q=0, gzip;q=0.1", "gzip"),
+        ("*", "br"),
+        ("*;q=0.2, identity", None),  # identity rated higher than any coding
+        ("gzip;q=0.5, identity;q=0.5", "gzip"),
+        ("br;q=0, gzip;q=0", None),
+        ("deflate", None),
+        ("", None),  # an empty header: identity only
+        (None, None),  # no header: the file as it is
+    ],
+)
+def test_the_coding_follows_accept_encoding(accept: str | None, coding: str | None) -> None:
+    headers = {} if accept is None else {"accept-encoding": accept}
+    response = serve("app.js", headers, fs=fs_with_siblings())
+    assert response.headers.get("content-encoding") == coding
+    suffix = {"br": ".br", "gzip": ".gz", None: ""}[coding]
+    assert served_path(response) == f"{ROOT}/app.js{suffix}"
+    # The original's type, whatever bytes are sent; Vary on every answer.
+    assert response.headers["content-type"] == "text/javascript; charset=utf-8"
+    assert response.headers["vary"] == "Accept-Encoding"
+
+
+def test_each_coding_has_its_own_etag_and_length() -> None:
+    fs = fs_with_siblings()
+    tags = {
+        accept: serve("app.js", {"accept-encoding": accept}, fs=fs).headers["etag"]
+        for accept in ("br", "gzip", "identity")
+    }
+    assert len(set(tags.values())) == 3
+    assert tags["br"].endswith('-br"')
+    gzip = serve("app.js", {"accept-encoding": "gzip"}, fs=fs)
+    assert gzip.headers["content-length"] == "400"
+
+
+def test_a_coding_etag_gives_304_only_for_that_coding() -> None:
+    fs = fs_with_siblings()
+    br_tag = serve("app.js", {"accept-encoding": "br"}, fs=fs).headers["etag"]
+    assert serve("app.js", {"accept-encoding": "br", "if-none-match": br_tag}, fs=fs).status == 304
+    # A client that now takes only gzip gets the gzip bytes, not a 304.
+    assert (
+        serve("app.js", {"accept-encoding": "gzip", "if-none-match": br_tag}, fs=fs).status == 200
+    )
+
+
+def test_a_stale_sibling_is_skipped() -> None:
+    fs = fs_with_siblings(br_mtime=MTIME - 60)
+    response = serve("app.js", {"accept-encoding": "br, gzip"}, fs=fs)
+    assert response.headers["content-encoding"] == "gzip"
+
+
+def test_a_sibling_that_links_out_is_skipped() -> None:
+    fs = make_fs()
+    fs.links[f"{ROOT}/app.js.gz"] = SECRET
+    response = serve("app.js", {"accept-encoding": "gzip"}, fs=fs)
+    assert "content-encoding" not in response.headers
+    assert served_path(response) == f"{ROOT}/app.js"
+
+
+def test_precompressed_off_looks_for_no_sibling() -> None:
+    fs = fs_with_siblings()
+    response = serve("app.js", {"accept-encoding": "br"}, fs=fs, precompressed=False)
+    assert "content-encoding" not in response.headers
+    assert "vary" not in response.headers
+    assert [path for path in fs.asked if path.endswith((".br", ".gz"))] == []
+
+
+def test_a_range_of_a_coding_is_a_range_of_its_bytes() -> None:
+    response = serve(
+        "app.js", {"accept-encoding": "br", "range": "bytes=0-99"}, fs=fs_with_siblings()
+    )
+    assert response.status == 206
+    assert response.headers["content-range"] == "bytes 0-99/300"
+    assert response.headers["content-encoding"] == "br"
+
+
+# -- Cache-Control ----------------------------------------------------------------
+
+
+def test_cache_control_value() -> None:
+    response = serve("app.js", cache_control="public, max-age=60")
+    assert response.headers["cache-control"] == "public, max-age=60"
+
+
+def test_cache_control_function_of_the_path() -> None:
+    def policy(path: str) -> str | None:
+        return "public, max-age=31536000, immutable" if ".v1." in path else None
+
+    fs = make_fs(**{"app.v1.js": (10, MTIME)})
+    assert serve("app.v1.js", fs=fs, cache_control=policy).headers["cache-control"] == (
+        "public, max-age=31536000, immutable"
+    )
+    assert serve("app.js", fs=fs, cache_control=policy).headers["cache-control"] == "no-cache"
+
+
+def test_cache_control_is_kept_on_a_304() -> None:
+    etag = serve("app.js").headers["etag"]
+    response = serve("app.js", {"if-none-match": etag}, cache_control="max-age=5")
+    assert response.status == 304
+    assert response.headers["cache-control"] == "max-age=5"
+
+
+def test_options_are_checked_when_made() -> None:
+    with pytest.raises(TypeError, match="cache_control"):
+        StaticDirectory(ROOT, cache_control=60)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="empty"):
+        StaticDirectory("")
+
+
+def test_the_folder_is_resolved_once_per_file_system() -> None:
+    fs = make_fs()
+    rules = StaticDirectory(ROOT)
+    for _ in range(3):
+        rules.respond(get("alias.js"), "alias.js", fs)
+    assert fs.resolved.count(ROOT) == 1
+    assert fs.resolved.count(f"{ROOT}/alias.js") == 3
+
+
+def test_without_symlinks_nothing_is_resolved() -> None:
+    # Each segment below the folder is checked for a link; none: no realpath.
+    fs = make_fs()
+    serve("css/site.css", fs=fs)
+    assert fs.resolved == []
+    assert [path for path in fs.asked if path != f"{ROOT}/css/site.css"] == [f"{ROOT}/css"]
+
+
+def test_a_linked_folder_on_the_way_is_resolved() -> None:
+    fs = make_fs(**{"real__inner.js": (5, MTIME)})
+    fs.folders.add(f"{ROOT}/real")
+    fs.links[f"{ROOT}/linked"] = f"{ROOT}/real"  # a folder link that stays inside
+    assert served_path(serve("linked/inner.js", fs=fs)) == f"{ROOT}/linked/inner.js"
+    fs.links[f"{ROOT}/linked"] = "/etc"  # now it leads out
+    fs.files["/etc/inner.js"] = (5, MTIME)
+    with pytest.raises(NotFound):
+        serve("linked/inner.js", fs=fs)
+
+
+def test_a_sibling_through_a_folder_that_links_out_is_skipped() -> None:
+    # The file links back inside through a folder that leads out; the
+    # sibling beside it is outside, and must not be sent.
+    fs = make_fs()
+    fs.folders.add("/outside")
+    fs.links[f"{ROOT}/dir"] = "/outside"
+    fs.links["/outside/x.js"] = f"{ROOT}/app.js"
+    fs.files["/outside/x.js.gz"] = (99, MTIME)
+    response = serve("dir/x.js", {"accept-encoding": "gzip"}, fs=fs)
+    assert "content-encoding" not in response.headers
+
+
+def test_an_unconditional_request_skips_the_conditional_rules() -> None:
+    response = serve("app.js")
+    assert response.status == 200
+    assert response.headers["accept-ranges"] == "bytes"
+
+
+# -- properties ---------------------------------------------------------------------
+
+# Pieces that traversal attempts are made of, and harmless names.
+PIECES = st.sampled_from(
+    [
+        "..", ".", "", "app.js", "css", "site.css", "secret.txt", "out.txt", "out-dir",
+        "\\", "..\\", "%2e%2e", "\x00", "C:", "c:", ":", "nul", ".env", "/", "//", "etc",
+        "passwd", "alias.js", "\u2025", "\uff0e\uff0e",
+    ]
+)  # fmt: skip
+
+
+@given(parts=st.lists(PIECES, max_size=6), dotfiles=st.booleans())
+def test_nothing_outside_the_folder_is_ever_served(parts: list[str], dotfiles: bool) -> None:
+    path = "/".join(parts)
+    fs = make_fs()
+    try:
+        response = static_response(get(path), ROOT, path, fs=fs, dotfiles=dotfiles)
+    except NotFound:
+        return
+    served = served_path(response)
+    assert fs.realpath(served).startswith(ROOT + "/")
+    assert served.startswith(ROOT + "/")
+    assert fs.realpath(served) != SECRET
+
+
+@given(path=st.text(max_size=40), follow=st.booleans())
+def test_any_text_is_a_file_inside_or_a_404(path: str, follow: bool) -> None:
+    fs = make_fs()
+    try:
+        response = static_response(get(path), ROOT, path, fs=fs, follow_symlinks=follow)
+    except NotFound:
+        return
+    served = served_path(response)
+    assert served.startswith(ROOT + "/")
+    assert ".." not in served.split("/")
+    if not follow:
+        assert fs.realpath(served).startswith(ROOT + "/")
+
+
+@given(
+    qualities=st.dictionaries(
+        st.sampled_from(["br", "gzip", "identity", "*", "deflate"]),
+        st.sampled_from([0, 0.1, 0.5, 1]),
+        max_size=5,
+    )
+)
+def test_the_coding_sent_is_one_the_client_accepts(qualities: dict[str, float]) -> None:
+    header = ", ".join(f"{coding};q={quality}" for coding, quality in qualities.items())
+    request = get("app.js", {"accept-encoding": header})
+    response = static_response(request, ROOT, "app.js", fs=fs_with_siblings())
+    coding = response.headers.get("content-encoding")
+    accept = request.accept_encodings
+    if coding is not None:
+        assert accept.quality(coding) > 0
+        assert accept.quality(coding) >= accept.quality("identity")
+        others = [c for c in ("br", "gzip") if c != coding]
+        assert all(accept.quality(other) <= accept.quality(coding) for other in others)
+
+
+# -- file_response(headers=...) ------------------------------------------------------
+
+
+def test_file_response_takes_more_fields_and_replaces_its_own() -> None:
+    from sansio_http import file_response
+
+    response = file_response(
+        "/srv/a.js",
+        size=10,
+        mtime=MTIME,
+        headers={"cache-control": "max-age=60", "Vary": "Accept-Encoding"},
+        request=get("a.js", {"if-modified-since": "Tue, 14 Nov 2023 22:13:20 GMT"}),
+    )
+    assert response.status == 304
+    assert response.headers.getlist("cache-control") == ["max-age=60"]
+    assert response.headers["vary"] == "Accept-Encoding"
+
+
+# -- the fields kept per file ---------------------------------------------------------
+
+
+def test_a_changed_file_gets_new_validators() -> None:
+    fs = make_fs()
+    rules = StaticDirectory(ROOT)
+    first = rules.respond(get("app.js"), "app.js", fs)
+    assert rules.respond(get("app.js"), "app.js", fs).headers == first.headers
+    fs.files[f"{ROOT}/app.js"] = (1001, MTIME + 1)
+    changed = rules.respond(get("app.js"), "app.js", fs)
+    assert changed.headers["etag"] != first.headers["etag"]
+    assert changed.headers["content-length"] == "1001"
+    assert changed.headers["last-modified"] == "Tue, 14 Nov 2023 22:13:21 GMT"
+
+
+def test_a_response_changed_by_its_caller_leaves_the_next_alone() -> None:
+    rules = StaticDirectory(ROOT)
+    fs = make_fs()
+    rules.respond(get("app.js"), "app.js", fs).headers["X-Mine"] = "1"
+    first = rules.respond(get("app.js"), "app.js", fs)
+    first.headers["Cache-Control"] = "private"
+    again = rules.respond(get("app.js"), "app.js", fs)
+    assert "x-mine" not in again.headers
+    assert again.headers["cache-control"] == "no-cache"
+
+
+def test_the_cache_control_function_runs_once_per_file_version() -> None:
+    calls: list[str] = []
+
+    def policy(path: str) -> str:
+        calls.append(path)
+        return "max-age=1"
+
+    rules = StaticDirectory(ROOT, cache_control=policy)
+    fs = make_fs()
+    for _ in range(3):
+        assert rules.respond(get("app.js"), "app.js", fs).headers["cache-control"] == "max-age=1"
+    assert calls == ["app.js"]
+
+
+def test_the_kept_fields_are_bounded() -> None:
+    from sansio_http.messages import _static
+
+    names = {f"f{number}.txt": (number, MTIME) for number in range(_static._MAX_CACHED_HEADERS + 5)}
+    fs = make_fs(**names)
+    rules = StaticDirectory(ROOT)
+    for name in names:
+        assert rules.respond(get(name), name, fs).headers["content-length"] == str(names[name][0])
+    assert len(rules._headers) <= _static._MAX_CACHED_HEADERS

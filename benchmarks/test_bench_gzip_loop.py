@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -40,6 +39,7 @@ import starlette.routing
 
 from sansio_http import App, GZipMiddleware, Request, Response
 from sansio_http.asgi import to_asgi
+from tests.app.servers import free_port, wait_ready
 
 pytestmark = pytest.mark.integration
 
@@ -112,30 +112,10 @@ starlette_app = starlette.applications.Starlette(
 # -- the servers -------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _wait_ready(process: subprocess.Popen[bytes], port: int) -> bool:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            return False
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            time.sleep(0.05)
-    return False
-
-
 @contextlib.contextmanager
 def uvicorn(attr: str, log: Path) -> Iterator[str]:
     """Run ``MODULE:attr`` under uvicorn for the block; yield its base URL."""
-    port = _free_port()
+    port = free_port()
     command = [
         sys.executable, "-m", "uvicorn", f"{MODULE}:{attr}", "--host", "127.0.0.1",
         "--port", str(port), "--no-access-log", "--lifespan", "off",
@@ -143,7 +123,7 @@ def uvicorn(attr: str, log: Path) -> Iterator[str]:
     with log.open("wb") as out:
         process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
     try:
-        if not _wait_ready(process, port):
+        if not wait_ready(process, port):
             pytest.fail(f"uvicorn did not start:\n{log.read_text(errors='replace')}")
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -105,14 +105,23 @@ def start(
             stderr=subprocess.STDOUT,
             env={**os.environ, **(env or {})},
         )
+    if wait_ready(process, port):
+        return Server(process, log, f"http://127.0.0.1:{port}")
+    if process.poll() is not None:
+        pytest.fail(f"{name} exited at startup:\n{log.read_text(errors='replace')}")
+    process.kill()
+    pytest.fail(f"{name} did not listen within {STARTUP_TIMEOUT} s")
+
+
+def wait_ready(process: subprocess.Popen[bytes], port: int) -> bool:
+    """Wait until ``process`` listens on ``port``; False if it exits or times out."""
     deadline = time.monotonic() + STARTUP_TIMEOUT
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            pytest.fail(f"{name} exited at startup:\n{log.read_text(errors='replace')}")
+            return False
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return Server(process, log, f"http://127.0.0.1:{port}")
+                return True
         except OSError:
-            time.sleep(0.1)
-    process.kill()
-    pytest.fail(f"{name} did not listen within {STARTUP_TIMEOUT} s")
+            time.sleep(0.05)
+    return False

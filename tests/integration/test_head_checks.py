@@ -22,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from .test_uvicorn import free_port, start, stop, wait_ready
+from tests.app.servers import wait_ready
+
+from .test_uvicorn import free_port, start, stop
 
 pytestmark = pytest.mark.integration
 

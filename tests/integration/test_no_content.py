@@ -17,12 +17,13 @@ import importlib.util
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.app.servers import wait_ready
 
 from .keepalive import ask_in_turn
 
@@ -70,19 +71,6 @@ class Server:
     name: str
     port: int
     log: Path
-
-
-def wait_ready(process: subprocess.Popen[bytes], port: int) -> bool:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            return False
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            time.sleep(0.05)
-    return False
 
 
 @pytest.fixture(scope="module", params=list(SERVERS))

@@ -22,6 +22,8 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
+from tests.app.servers import wait_ready
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -80,19 +82,6 @@ def start(name: str, attr: str, log: Path) -> tuple[subprocess.Popen[bytes], int
             command(name, attr, port), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT
         )
     return process, port
-
-
-def wait_ready(process: subprocess.Popen[bytes], port: int) -> bool:
-    deadline = time.monotonic() + STARTUP_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            return False
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return True
-        except OSError:
-            time.sleep(0.05)
-    return False
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:

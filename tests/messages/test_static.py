@@ -577,3 +577,130 @@ def test_the_kept_fields_are_bounded() -> None:
     for name in names:
         assert rules.respond(get(name), name, fs).headers["content-length"] == str(names[name][0])
     assert len(rules._headers) <= _static._MAX_CACHED_HEADERS
+
+
+# -- a revalidation answered from the kept fields -----------------------------------
+
+LAST_MODIFIED = "Tue, 14 Nov 2023 22:13:20 GMT"
+LATER = "Wed, 15 Nov 2023 00:00:00 GMT"
+EARLIER = "Mon, 13 Nov 2023 00:00:00 GMT"
+
+
+def etag_of(path: str = "app.js") -> str:
+    return serve(path).headers["etag"]
+
+
+def warmed(path: str = "app.js") -> tuple[StaticDirectory, FakeFileSystem]:
+    # The first answer for a file keeps its fields; the next ones reuse them.
+    rules, fs = StaticDirectory(ROOT), make_fs()
+    assert rules.respond(get(path), path, fs).status == 200
+    return rules, fs
+
+
+def as_sent(response: Response) -> tuple[int, list[tuple[bytes, bytes]], object]:
+    body = response.body
+    region = body.segments if isinstance(body, FileBody) else body
+    return response.status, response.raw_headers(), region
+
+
+REVALIDATIONS: list[tuple[dict[str, str], str, int]] = [
+    ({"if-none-match": "{etag}"}, "GET", 304),
+    ({"if-none-match": "W/{etag}"}, "GET", 304),  # weak comparison (RFC 9110 §8.8.3.2)
+    ({"if-none-match": '"other", {etag}'}, "GET", 304),
+    ({"if-none-match": "*"}, "GET", 304),
+    ({"if-none-match": "{etag}"}, "HEAD", 304),
+    # If-None-Match is decided before If-Modified-Since and Range (RFC 9110 §13.2.2).
+    ({"if-none-match": '"other"', "if-modified-since": LATER}, "GET", 200),
+    ({"if-none-match": "{etag}", "if-modified-since": EARLIER}, "GET", 304),
+    ({"if-none-match": "{etag}", "range": "bytes=0-9"}, "GET", 304),
+    ({"if-none-match": '"other"', "range": "bytes=0-9"}, "GET", 206),
+    # If-Match and If-Unmodified-Since come first.
+    ({"if-none-match": "{etag}", "if-match": '"other"'}, "GET", 412),
+    ({"if-none-match": "{etag}", "if-unmodified-since": EARLIER}, "GET", 412),
+    ({"if-none-match": "{etag}", "if-unmodified-since": LATER}, "GET", 304),
+    # An empty list is no condition: If-Modified-Since decides.
+    ({"if-none-match": " ", "if-modified-since": LAST_MODIFIED}, "GET", 304),
+    ({"if-none-match": " ", "if-modified-since": EARLIER}, "GET", 200),
+]
+
+
+@pytest.mark.parametrize(("template", "method", "status"), REVALIDATIONS)
+def test_a_kept_file_answers_as_make_conditional_does(
+    template: dict[str, str], method: str, status: int
+) -> None:
+    etag = etag_of()
+    headers = {name: value.format(etag=etag) for name, value in template.items()}
+    # A fresh folder's first answer goes through make_conditional.
+    expected = StaticDirectory(ROOT).respond(
+        get("app.js", headers, method=method), "app.js", make_fs()
+    )
+    rules, fs = warmed()
+    answer = rules.respond(get("app.js", headers, method=method), "app.js", fs)
+    assert answer.status == status
+    assert as_sent(answer) == as_sent(expected)
+
+
+@pytest.mark.parametrize(
+    "if_none_match", ["{etag}", "W/{etag}", "*", '"a", {etag}', '"a",W/{etag}']
+)
+def test_a_matching_revalidation_skips_make_conditional(
+    if_none_match: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sansio_http.messages import _static
+
+    rules, fs = warmed()
+
+    def refuse(*args: object, **kwargs: object) -> Response:
+        raise AssertionError("make_conditional was called")
+
+    monkeypatch.setattr(_static, "make_conditional", refuse)
+    request = get("app.js", {"if-none-match": if_none_match.format(etag=etag_of())})
+    answer = rules.respond(request, "app.js", fs)
+    assert answer.status == 304
+    assert answer.body == b""
+    assert dict(answer.headers) == {
+        "etag": etag_of(),
+        "last-modified": LAST_MODIFIED,
+        "vary": "Accept-Encoding",
+        "cache-control": "no-cache",
+    }
+
+
+def test_a_coding_revalidation_from_the_kept_fields() -> None:
+    rules, fs = StaticDirectory(ROOT), fs_with_siblings()
+    accept = {"accept-encoding": "br"}
+    etag = rules.respond(get("app.js", accept), "app.js", fs).headers["etag"]
+    plain = rules.respond(get("app.js"), "app.js", fs).headers["etag"]
+    assert (
+        rules.respond(get("app.js", {**accept, "if-none-match": etag}), "app.js", fs).status == 304
+    )
+    # Another coding's tag does not match this one.
+    assert (
+        rules.respond(get("app.js", {**accept, "if-none-match": plain}), "app.js", fs).status == 200
+    )
+
+
+def test_a_changed_file_is_not_answered_from_old_fields() -> None:
+    rules, fs = warmed()
+    etag = etag_of()
+    fs.files[f"{ROOT}/app.js"] = (1001, MTIME + 1)
+    answer = rules.respond(get("app.js", {"if-none-match": etag}), "app.js", fs)
+    assert answer.status == 200
+    assert answer.headers["etag"] != etag
+
+
+def test_a_304_changed_by_its_caller_leaves_the_next_alone() -> None:
+    rules, fs = warmed()
+    request = get("app.js", {"if-none-match": etag_of()})
+    rules.respond(request, "app.js", fs).headers["X-Mine"] = "1"
+    assert "x-mine" not in rules.respond(request, "app.js", fs).headers
+
+
+def test_a_revalidation_is_still_refused_outside_the_folder() -> None:
+    rules, fs = warmed()
+    etag = etag_of()
+    with pytest.raises(NotFound):
+        rules.respond(get("out.txt", {"if-none-match": "*"}), "out.txt", fs)
+    fs.files.pop(f"{ROOT}/app.js")
+    with pytest.raises(NotFound):
+        rules.respond(get("app.js", {"if-none-match": etag}), "app.js", fs)

@@ -398,6 +398,27 @@ def test_the_checked_length_becomes_the_requests(fields: Fields, expected: int |
     assert request.content_length == expected
 
 
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        (HOST, None),
+        ([*HOST, (b"Content-Type", b"application/json")], "application/json"),
+        (
+            [*HOST, (b"content-type", b"text/plain; charset=caf\xe9"), (b"CONTENT-TYPE", b"x/y")],
+            "text/plain; charset=caf\xe9",
+        ),
+    ],
+)
+def test_the_first_content_type_becomes_the_requests(fields: Fields, expected: str | None) -> None:
+    # As for the length, the request's own headers say otherwise: the value
+    # comes from the check's pass over the fields, the first field as
+    # latin-1 text, as Headers.get reads it.
+    request = Request("POST", "/", b"", [(b"content-type", b"a/b")], "http", None, "")
+    assert check_head("POST", b"/", "/", "1.1", fields, HeadLimits(), request=request) is None
+    assert request.content_type == expected
+    assert request.content_type == Request("GET", "/", b"", fields, "http", None, "").content_type
+
+
 def test_a_refused_length_leaves_the_request_alone() -> None:
     request = Request("POST", "/", b"", [(b"content-length", b"5")], "http", None, "")
     with pytest.raises(BadRequest):

@@ -390,7 +390,7 @@ class BodyRequest(Request):
         # PERF: the values clients usually send are known from the raw field,
         # without parsing it (is_json), which costs more than the rest of a
         # small JSON read.
-        if self.headers.get("content-type") in _USUAL_JSON_TYPES or self.is_json:
+        if self.content_type in _USUAL_JSON_TYPES or self.is_json:
             return
         raise UnsupportedMediaType(
             _NO_TYPE if self.content_type is None else _NOT_JSON, headers=_ACCEPT_JSON

@@ -29,8 +29,9 @@ from sansio_http.messages._response import Response
 
 from ._environ import check_environ
 from ._mount import prepare_mounts, stop_mounts, with_mounts
+from ._pull import logger
 from ._request import WSGIRequest
-from ._response import RAISE_EXCEPTIONS, StartResponse, logger, send_response
+from ._response import RAISE_EXCEPTIONS, StartResponse, send_response
 from ._runner import CoroutineRunner
 from ._static import FILE_SYSTEM
 

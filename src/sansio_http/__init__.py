@@ -44,6 +44,7 @@ from sansio_http.http._multidict import MultiDict as MultiDict
 from sansio_http.http._status import PHRASES as PHRASES
 from sansio_http.http._status import reason_phrase as reason_phrase
 from sansio_http.http._urlencoded import parse_urlencoded as parse_urlencoded
+from sansio_http.messages._abort import abort as abort
 from sansio_http.messages._errors import BadGateway as BadGateway
 from sansio_http.messages._errors import BadRequest as BadRequest
 from sansio_http.messages._errors import BadRequestKeyError as BadRequestKeyError
@@ -77,7 +78,6 @@ from sansio_http.messages._errors import Unauthorized as Unauthorized
 from sansio_http.messages._errors import UnprocessableEntity as UnprocessableEntity
 from sansio_http.messages._errors import UnsupportedMediaType as UnsupportedMediaType
 from sansio_http.messages._errors import UntrustedHost as UntrustedHost
-from sansio_http.messages._errors import abort as abort
 from sansio_http.messages._events import EventStream as EventStream
 from sansio_http.messages._events import ServerSentEvent as ServerSentEvent
 from sansio_http.messages._file_response import file_response as file_response

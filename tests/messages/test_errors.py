@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from sansio_http.http._status import PHRASES, reason_phrase
+from sansio_http.messages._abort import abort
 from sansio_http.messages._errors import (
     BadGateway,
     BadRequest,
@@ -39,7 +40,6 @@ from sansio_http.messages._errors import (
     UnprocessableEntity,
     UnsupportedMediaType,
     UntrustedHost,
-    abort,
 )
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response

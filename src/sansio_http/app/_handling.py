@@ -17,7 +17,8 @@ from sansio_http.app._config import AppConfig
 from sansio_http.app._debug import is_local, traceback_page
 from sansio_http.app._responses import _ResponseMaking
 from sansio_http.app._scaffold import ErrorKey, _Scaffold
-from sansio_http.messages._errors import HTTPError, InternalServerError, _ResponseAnswer
+from sansio_http.messages._abort import _ResponseAnswer
+from sansio_http.messages._errors import HTTPError, InternalServerError
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 

@@ -12,6 +12,13 @@ of the conversion alone:
 - ``asgi-sync-view``: the App mounted with ``to_asgi`` runs a ``def`` view in
   its thread pool; Starlette runs a sync endpoint in anyio's thread pool.
   Target: the App's added cost is at most half of Starlette's.
+- ``asgi-sync-hook``: a ``def`` before_request hook and a ``def`` view under
+  ``to_asgi``, which run on one thread of the App's request pool in one
+  hand-off. Starlette has no request hooks; its closest equivalent is a
+  pure ASGI middleware that runs the same blocking step in anyio's thread
+  pool (``run_in_threadpool``) before a sync endpoint, which takes a thread
+  of its own: two hand-offs. (``BaseHTTPMiddleware`` would add the cost of
+  its streams besides; a FastAPI dependency is not Starlette.)
 
 ``scripts/bench_report.py`` turns each group into the added cost per request,
 from the ``framework`` and ``view`` recorded with every benchmark (the floor's
@@ -28,6 +35,7 @@ from typing import Any
 import flask
 import pytest
 import starlette.applications
+import starlette.concurrency
 import starlette.requests
 import starlette.responses
 import starlette.routing
@@ -164,4 +172,62 @@ def test_starlette_under_asgi(
 ) -> None:
     app = starlette_app(view)
     record(benchmark, "starlette", view, requests_per_round=BATCH)
+    assert benchmark(drive_asgi(loop, app, asgi_bench.SCOPE)) == (200, ASGI_HELLO)
+
+
+# -- a def before_request hook and a def view under ASGI ---------------------------------
+
+HOOK_VIEW = "def before_request + def"
+
+
+def hooked_app() -> App:
+    """An App whose ``def`` view answers hello for the user its ``def`` hook loaded."""
+    app = App("hooked")
+
+    @app.before_request
+    def load_user(request: WSGIRequest) -> None:
+        request.state.user = "ada"
+
+    @app.get(asgi_bench.PATH)
+    def hello(request: WSGIRequest) -> Response:
+        return Response(ASGI_HELLO.decode() if request.state.user == "ada" else "")
+
+    return app
+
+
+def starlette_hooked_app() -> Callable[..., Any]:
+    """Starlette's ``def`` endpoint behind a middleware that runs a blocking step first."""
+
+    def load_user(scope: dict[str, Any]) -> None:
+        scope.setdefault("state", {})["user"] = "ada"
+
+    def hello(request: starlette.requests.Request) -> starlette.responses.Response:
+        body = ASGI_HELLO if request.state.user == "ada" else b""
+        return starlette.responses.PlainTextResponse(body)
+
+    inner = starlette.applications.Starlette(
+        routes=[starlette.routing.Route(asgi_bench.PATH, hello)]
+    )
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            await starlette.concurrency.run_in_threadpool(load_user, scope)
+        await inner(scope, receive, send)
+
+    return app
+
+
+@pytest.mark.benchmark(group="asgi-sync-hook")
+def test_app_hook_under_asgi(benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop) -> None:
+    record(benchmark, "sansio-http App", HOOK_VIEW, requests_per_round=BATCH)
+    with mounted_asgi(hooked_app()) as asgi:
+        assert benchmark(drive_asgi(loop, asgi, asgi_bench.SCOPE)) == (200, ASGI_HELLO)
+
+
+@pytest.mark.benchmark(group="asgi-sync-hook")
+def test_starlette_hook_under_asgi(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop
+) -> None:
+    record(benchmark, "starlette", HOOK_VIEW, requests_per_round=BATCH)
+    app = starlette_hooked_app()
     assert benchmark(drive_asgi(loop, app, asgi_bench.SCOPE)) == (200, ASGI_HELLO)

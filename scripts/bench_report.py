@@ -74,6 +74,7 @@ TITLES: dict[str, str] = {
     "asgi-browser-form": "ASGI: a browser's multipart form, two files and six fields",
     "wsgi-async-view": "WSGI: an async def view next to the same def view",
     "asgi-sync-view": "ASGI: a def view next to the same async def view",
+    "asgi-sync-hook": "ASGI: a def before_request hook and a def view",
     "asgi-body-bridge": "ASGI: a def view reading its JSON body, next to an async def view",
 }
 

@@ -438,7 +438,7 @@ def test_asgi_thread_runner_outlives_a_closed_loop_and_restarts_after_shutdown()
         runner.shutdown(wait=True)
 
 
-def test_asgi_thread_runner_starts_its_threads_once() -> None:
+def test_asgi_thread_runner_serves_two_loops_from_one_pool() -> None:
     app = App(config=AppConfig(threads=3))
     to_asgi(app)
     runner: Any = app.thread_runner
@@ -459,9 +459,9 @@ def test_asgi_thread_runner_starts_its_threads_once() -> None:
             thread.start()
         for thread in loops:
             thread.join(5)
-        assert runner._start() is runner._start()  # a started runner is not started again
         workers = list(runner._workers)
-        assert len(workers) == 3
+        # Threads start as calls come, never past the bound, from either loop.
+        assert 1 <= len(workers) <= 2
         assert len(served_by) == 2
         assert all(thread in workers for thread in served_by)
     finally:

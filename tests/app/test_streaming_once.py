@@ -375,9 +375,9 @@ def test_work_runs_in_order_after_the_body_is_closed(interface: Interface) -> No
     assert events[1].startswith("first in ")
     assert events[2:] == ["second"]
     if interface == "asgi":
-        # A def function runs off the event loop, in the App's threads (as
-        # its def views do), not in the loop's default executor.
-        assert events[1].startswith("first in sansio-http-app-")
+        # A def function runs off the event loop, in the App's request pool
+        # (as its def views do), not in the loop's default executor.
+        assert events[1].startswith("first in sansio-http-request-")
 
 
 @pytest.mark.parametrize("method", ["GET", "HEAD"])

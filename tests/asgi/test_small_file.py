@@ -1,4 +1,4 @@
-"""A small file region is opened, read and closed in one call in the thread pool.
+"""A small file region is opened, read and closed in one call in the io pool.
 
 Each case is also run with the small-file path turned off
 (``SMALL_FILE_SIZE = 0``), so that both paths are seen to send the same
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sansio_http.asgi import ASGIRequest, asgi_app
+from sansio_http.asgi import ASGIRequest, ThreadPools, asgi_app
 from sansio_http.asgi import _response as asgi_response
 from sansio_http.asgi._types import ASGIApp, Message
 from sansio_http.messages._files import FileBody
@@ -80,19 +80,43 @@ class CountingExecutor(ThreadPoolExecutor):
         return super().submit(fn, *args, **kwargs)
 
 
-def run_counting(app: ASGIApp) -> tuple[HTTPResult, int]:
+class CountingPools(ThreadPools):
+    """The application's pools, counting the calls made in its io pool."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls = 0
+        submit = self.io.submit
+
+        def counted(func: Any, /, *args: Any) -> Any:
+            self.calls += 1
+            return submit(func, *args)
+
+        self.io.submit = counted  # type: ignore[method-assign]
+
+
+def run_counting(make_body: Callable[[], FileBody]) -> tuple[HTTPResult, int]:
     executor = CountingExecutor()
+    pools = CountingPools()
+
+    async def handler(req: ASGIRequest) -> Response:
+        return Response(make_body())
 
     async def main() -> HTTPResult:
         asyncio.get_running_loop().set_default_executor(executor)
-        return await request(app)
+        return await request(asgi_app(handler, threads=pools))
 
-    result = run(main())
-    return result, executor.calls
+    try:
+        result = run(main())
+    finally:
+        pools.shutdown(wait=True)
+    # Nothing runs in the loop's default executor: the pools are the application's.
+    assert executor.calls == 0
+    return result, pools.calls
 
 
 def test_a_small_file_is_read_in_one_call(small_file: Path) -> None:
-    result, calls = run_counting(serve(lambda: FileBody(small_file, length=len(DATA))))
+    result, calls = run_counting(lambda: FileBody(small_file, length=len(DATA)))
     assert result.status == 200
     assert result.body == DATA
     # Open, read and close together; the handler is a coroutine, so it needs none.
@@ -104,7 +128,7 @@ def test_a_region_over_the_size_is_streamed(
     small_file: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(asgi_response, "SMALL_FILE_SIZE", len(DATA) - 1)
-    result, calls = run_counting(serve(lambda: FileBody(small_file, length=len(DATA))))
+    result, calls = run_counting(lambda: FileBody(small_file, length=len(DATA)))
     assert result.body == DATA
     assert calls == 4  # open, seek, read, close
 

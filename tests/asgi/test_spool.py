@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from sansio_http.asgi._spool import SpoolWriter
+from sansio_http.asgi._threads import ThreadPool
 from sansio_http.bodies._formdata import FileData, FileEnd, FileStart, FormEvent
 from sansio_http.bodies._forms import FormCollector
 from tests.asgi.checker import run
@@ -28,6 +29,10 @@ class RecordingSpool(io.BytesIO):
         return super().write(data)
 
 
+#: The threads that write, as an App's io pool.
+POOL = ThreadPool(2, "test-spool")
+
+
 def start() -> list[FormEvent]:
     return [FileStart("upload", "a.bin", None, ())]
 
@@ -37,7 +42,7 @@ def test_batches_are_written_in_order_off_the_loop() -> None:
     collector = FormCollector(lambda: RecordingSpool(log))
 
     async def main() -> int:
-        writer = SpoolWriter(asyncio.get_running_loop(), collector)
+        writer = SpoolWriter(asyncio.get_running_loop(), collector, POOL)
         await writer.send(start())
         for number in range(20):
             await writer.send([FileData(b"%d," % number)])
@@ -56,7 +61,7 @@ def test_a_write_error_is_raised_by_the_next_send_and_stops_the_writes() -> None
     collector = FormCollector(lambda: RecordingSpool(log, fail_at=b"bad"))
 
     async def main() -> None:
-        writer = SpoolWriter(asyncio.get_running_loop(), collector)
+        writer = SpoolWriter(asyncio.get_running_loop(), collector, POOL)
         await writer.send([*start(), FileData(b"good")])
 
         async def bad_then_late() -> None:
@@ -90,7 +95,7 @@ def test_stop_drops_the_batches_not_taken_and_waits_for_the_one_being_written() 
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
-        writer = SpoolWriter(loop, collector)
+        writer = SpoolWriter(loop, collector, POOL)
         await writer.send([*start(), FileData(b"first")])
         # Waits for the worker to take it, which it does once "first" is written.
         second = asyncio.ensure_future(writer.send([FileData(b"second")]))

@@ -13,10 +13,7 @@ the exception raised instead of a 500.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import contextvars
-import functools
 import inspect
 import logging
 import threading
@@ -38,6 +35,7 @@ from ._request import RAISE_EXCEPTIONS, ASGIRequest
 from ._response import NO_LENGTH_FIELDS, ResponseSender, run_close_work
 from ._scope import check_scope
 from ._static import FILE_SYSTEM
+from ._threads import ThreadPools
 from ._types import ASGIApp, Receive, Scope, Send
 from ._websocket import WebSocket, WebSocketDisconnect
 
@@ -134,7 +132,7 @@ class _HandlerApp:
         "handler",
         "head_limits",
         "request_class",
-        "thread_runner",
+        "threads",
         "websocket",
     )
 
@@ -145,15 +143,15 @@ class _HandlerApp:
         lifespan: Lifespan,
         request_class: type[ASGIRequest],
         head_limits: HeadLimits,
+        threads: ThreadPools,
     ) -> None:
         self.handler = handler
         self.websocket = websocket
         self._lifespan = lifespan
         self.request_class = request_class
         self.head_limits = head_limits
-        #: Runs the plain functions of ``Response.call_on_close`` work off
-        #: the loop: an App's thread pool, or None for the loop's executor.
-        self.thread_runner: Callable[..., Any] | None = None
+        #: The threads of its blocking work: streams, files, work after the response.
+        self.threads = threads
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -222,7 +220,9 @@ class _HandlerApp:
                 except OSError:
                     return
                 return
-            sender = ResponseSender(send, request._receiver, scope.get("extensions"))
+            sender = ResponseSender(
+                send, request._receiver, scope.get("extensions"), threads=self.threads
+            )
             try:
                 await sender.send(response, head=head)
             except Exception:
@@ -243,7 +243,7 @@ class _HandlerApp:
                 and response is not None
                 and getattr(response, "_close_work", None)
             ):
-                await run_close_work(response, request, self.thread_runner)
+                await run_close_work(response, request, self.threads.requests)
             if request.has_resources:
                 await request.close()
 
@@ -268,6 +268,7 @@ def asgi_app(
     trusted_hosts: Collection[str] | None = None,
     head_limits: HeadLimits | None = None,
     request_class: type[ASGIRequest] = ASGIRequest,
+    threads: ThreadPools | None = None,
 ) -> ASGIApp:
     """Make an ASGI 3 application from ``async def handler(request)``.
 
@@ -299,6 +300,9 @@ def asgi_app(
             the development server's by default.
         request_class: The request class to build, an :class:`ASGIRequest`
             subclass.
+        threads: The thread pools of its blocking work (sync bodies, files,
+            upload spools, work after the response); pools of the default
+            sizes, its own, when None.
 
     Returns:
         The ASGI application.
@@ -317,9 +321,12 @@ def asgi_app(
                 "is not a coroutine function: write it with async def, or use an App with "
                 "to_asgi(app), which runs plain views in a thread pool"
             )
+    if threads is None:
+        threads = ThreadPools()
     request_class = with_settings(
         request_class,
         {
+            "threads": threads,
             "max_content_length": max_content_length,
             "form_limits": form_limits,
             "spool": None if spool is None else staticmethod(spool),
@@ -332,6 +339,7 @@ def asgi_app(
         Lifespan(on_startup, on_shutdown),
         request_class,
         DEFAULT_HEAD_LIMITS if head_limits is None else head_limits,
+        threads,
     )
 
 
@@ -339,116 +347,6 @@ def _is_async(func: object) -> bool:
     return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
         getattr(func, "__call__", None)  # noqa: B004 (the method itself is inspected)
     )
-
-
-class _AppRunner:
-    """The threads that run an App's plain functions under ASGI.
-
-    Each App gets its own threads, not the server's or the event loop's
-    default pool, so that blocking views of one App cannot starve another,
-    and so that their number is the App's setting (``AppConfig.threads``).
-
-    PERF: a call is one tuple put on a queue that the threads wait on, and
-    one ``call_soon_threadsafe`` back: no ``concurrent.futures.Future`` with
-    its locks, and no second future chained to it (``run_in_executor``).
-    """
-
-    def __init__(self, threads: int) -> None:
-        import threading
-
-        self.threads = threads
-        self._jobs: Any = None  # a queue.SimpleQueue while the threads run
-        self._workers: list[threading.Thread] = []
-        # NOTE: an App served by several event loops (one per thread) starts
-        # its threads once.
-        self._starting = threading.Lock()
-
-    async def __call__(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
-        """Run ``func(*args, **kwargs)`` in a thread, in a copy of the context."""
-        jobs = self._jobs if self._jobs is not None else self._start()
-        loop = asyncio.get_running_loop()
-        future = loop.create_future()
-        call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
-        jobs.put((loop, future, call))
-        return await future
-
-    def _start(self) -> Any:
-        import queue
-        import threading
-
-        with self._starting:
-            if self._jobs is not None:
-                return self._jobs
-            jobs: queue.SimpleQueue[Any] = queue.SimpleQueue()
-            for number in range(self.threads):
-                # NOTE: daemon threads, so that a server that never runs the
-                # lifespan shutdown still exits; shutdown() stops them in order.
-                worker = threading.Thread(
-                    target=self._serve, args=(jobs,), name=f"sansio-http-app-{number}", daemon=True
-                )
-                worker.start()
-                self._workers.append(worker)
-            self._jobs = jobs
-            return jobs
-
-    @staticmethod
-    def _serve(jobs: Any) -> None:
-        """Run the calls put on ``jobs`` until it yields None."""
-        while True:
-            job = jobs.get()
-            if job is None:
-                return
-            _AppRunner._work(*job)
-            del job  # NOTE: drop the call's arguments before waiting again
-
-    @staticmethod
-    def _work(
-        loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any], call: Callable[[], Any]
-    ) -> None:
-        """Run ``call`` in a worker thread and hand its outcome to the loop."""
-        if future.cancelled():
-            return  # the caller gave up while the call waited for a thread
-        try:
-            outcome: tuple[Any, BaseException | None] = (call(), None)
-        except BaseException as exc:
-            outcome = (None, exc)
-        try:
-            loop.call_soon_threadsafe(_AppRunner._settle, future, *outcome)
-        except RuntimeError:
-            pass  # the loop is closed: nobody waits for the outcome any more
-
-    @staticmethod
-    def _settle(future: asyncio.Future[Any], result: Any, error: BaseException | None) -> None:
-        """Set the outcome of a call on its future, on the loop's thread."""
-        if future.cancelled():
-            return
-        if error is None:
-            future.set_result(result)
-        elif isinstance(error, StopIteration):
-            # A future cannot hold StopIteration (it would end the awaiting
-            # generator silently); asyncio's tasks turn it into this error too.
-            replaced = RuntimeError("the function raised StopIteration")
-            replaced.__cause__ = error
-            future.set_exception(replaced)
-        else:
-            future.set_exception(error)
-
-    def shutdown(self, wait: bool = False) -> None:
-        """Let running and waiting calls finish, then stop the threads.
-
-        Args:
-            wait: Whether to wait until the threads have stopped.
-        """
-        with self._starting:
-            jobs, workers = self._jobs, self._workers
-            if jobs is None:
-                return
-            self._jobs, self._workers = None, []
-        for _ in workers:
-            jobs.put(None)
-        if wait:
-            for worker in workers:
-                worker.join()
 
 
 def to_asgi(
@@ -463,14 +361,17 @@ def to_asgi(
 
     Plain views, hooks and error handlers run in a thread pool owned by the
     App (``AppConfig.threads`` threads) with the context copied, so
-    ``current_request`` works in them; coroutine functions run on the
-    server's event loop. Websocket rules get a :class:`WebSocket`; the App's
+    ``current_request`` works in them, all of one request's on one thread;
+    coroutine functions run on the server's event loop. The App's other
+    blocking work runs in pools of its own, each bounded by its setting
+    (``AppConfig.io_threads``, ``stream_threads``, ``mount_threads``), never
+    in the loop's default executor. Websocket rules get a :class:`WebSocket`; the App's
     startup and shutdown hooks run in the lifespan, once per process however
     many times the App is mounted (see ``App.on_startup``), and the state
     they fill is the lifespan state each request's ``request.state`` starts
     with. Apps mounted in it (``App.mount``) share its thread pool and its
     lifespan; a mounted ASGI application gets its own lifespan inside the
-    App's, and a mounted WSGI application runs in the thread pool, its body
+    App's, and a mounted WSGI application runs in the mounts pool, its body
     and response streamed through the event loop.
 
     Args:
@@ -492,8 +393,11 @@ def to_asgi(
             f"to_asgi() mounts a sansio_http.App, not {type(app).__name__}: for a "
             "handler function, async def handler(request) -> Response, use asgi_app(handler)"
         )
-    runner = _AppRunner(app.config.threads)
-    app.thread_runner = runner
+    config = app.config
+    pools = ThreadPools(
+        config.threads, config.io_threads, config.stream_threads, config.mount_threads
+    )
+    app.thread_runner = pools.requests
     if app.file_system is None:
         # What the static routes stat files through; one given by the user stays.
         app.file_system = FILE_SYSTEM
@@ -513,7 +417,7 @@ def to_asgi(
         await view(websocket, **values)
 
     lifecycle = app.lifecycle
-    inner_apps, lifespans = prepare_mounts(app, runner)
+    inner_apps, lifespans = prepare_mounts(app, pools)
 
     async def startup(state: dict[str, Any]) -> None:
         # Mounted applications first: the App may rely on them.
@@ -532,7 +436,7 @@ def to_asgi(
             finally:
                 await stop_mounts(inner_apps, lifespans)
         finally:
-            runner.shutdown()
+            pools.shutdown()
 
     served = asgi_app(
         handle,
@@ -544,10 +448,7 @@ def to_asgi(
         spool=spool,
         trusted_hosts=trusted_hosts,
         head_limits=head_limits,
+        threads=pools,
     )
-    # Work after the response (Response.call_on_close) runs its plain
-    # functions in the App's threads, as the views do.
-    if isinstance(served, _HandlerApp):
-        served.thread_runner = runner
     # A mounted ASGI or WSGI application is called before the App (see App.mount).
-    return with_mounts(app, served, lifespans)
+    return with_mounts(app, served, lifespans, pools)

@@ -9,8 +9,8 @@ lifespan), and calls a mounted foreign application itself:
   specification puts ``root_path`` in front of ``path``); ``raw_path`` is
   left as the server received it, as the specification says. Its own
   lifespan runs inside the App's (:class:`MountedLifespan`).
-- a WSGI application runs in the App's thread pool, one thread for the
-  whole exchange, as a WSGI server's worker would (:func:`call_wsgi`): its
+- a WSGI application runs in the App's mounts pool (``AppConfig.mount_threads``),
+  one thread for the whole exchange, as a WSGI server's worker would (:func:`call_wsgi`): its
   ``wsgi.input`` reads the body from ``receive()`` through the event loop a
   chunk at a time (the blocking reads of ``ASGIRequest``), and each chunk
   it yields, or passes to ``write()``, is sent as it comes.
@@ -34,6 +34,7 @@ from sansio_http.messages._errors import InternalServerError
 
 from ._request import ASGIRequest
 from ._scope import split_path
+from ._threads import ThreadPool, ThreadPools
 from ._types import ASGIApp, Message, Receive, Scope, Send
 
 __all__ = [
@@ -57,11 +58,11 @@ _JOINERS: Final = {"cookie": "; "}
 _UNPREFIXED: Final = {"content-type": "CONTENT_TYPE", "content-length": "CONTENT_LENGTH"}
 
 
-def prepare_mounts(app: App, runner: Any) -> tuple[list[App], list[MountedLifespan]]:
+def prepare_mounts(app: App, pools: ThreadPools) -> tuple[list[App], list[MountedLifespan]]:
     """Set up the Apps and the ASGI applications mounted in ``app``.
 
-    Each mounted App gets ``app``'s thread pool (``runner``) and, unless it
-    has its own, its file system; each mounted ASGI application a
+    Each mounted App gets ``app``'s request pool (from ``pools``) and, unless
+    it has its own, its file system; each mounted ASGI application a
     :class:`MountedLifespan`, once however many times it is mounted.
 
     Returns:
@@ -69,7 +70,7 @@ def prepare_mounts(app: App, runner: Any) -> tuple[list[App], list[MountedLifesp
     """
     inner_apps = mounted_apps(app)
     for inner in inner_apps:
-        inner.thread_runner = runner
+        inner.thread_runner = pools.requests
         if inner.file_system is None:
             inner.file_system = app.file_system
     lifespans: list[MountedLifespan] = []
@@ -115,7 +116,9 @@ async def stop_mounts(inner_apps: list[App], lifespans: list[MountedLifespan]) -
         raise error
 
 
-def with_mounts(app: App, served: ASGIApp, lifespans: list[MountedLifespan]) -> ASGIApp:
+def with_mounts(
+    app: App, served: ASGIApp, lifespans: list[MountedLifespan], pools: ThreadPools
+) -> ASGIApp:
     """Return ``served``, or an ASGI application that first diverts mounted paths.
 
     PERF: an App without foreign mounts is served as it is.
@@ -140,7 +143,7 @@ def with_mounts(app: App, served: ASGIApp, lifespans: list[MountedLifespan]) -> 
                     await mount.application(child, receive, send)
                     return
                 if kind == "http":
-                    await call_wsgi(mount, child, receive, send, app.thread_runner)
+                    await call_wsgi(mount, child, receive, send, pools.mounts)
                     return
                 # A websocket for a WSGI application: the App refuses it.
         await served(scope, receive, send)
@@ -234,10 +237,12 @@ class MountedLifespan:
         return None
 
 
-async def call_wsgi(mount: Mount, scope: Scope, receive: Receive, send: Send, runner: Any) -> None:
+async def call_wsgi(
+    mount: Mount, scope: Scope, receive: Receive, send: Send, pool: ThreadPool
+) -> None:
     """Answer one HTTP request with a mounted WSGI application.
 
-    The application runs in the App's thread pool for the whole exchange
+    The application runs in a thread of ``pool`` for the whole exchange
     (the call, the iteration, ``close()``), in one thread and one context,
     so that its thread-locals and context variables hold from the first
     byte to the last. An exception before the response head is logged and
@@ -250,14 +255,16 @@ async def call_wsgi(mount: Mount, scope: Scope, receive: Receive, send: Send, ru
         scope: The request's scope, its ``root_path`` ending with the prefix.
         receive: The server's ``receive``.
         send: The server's ``send``.
-        runner: The App's thread pool (``App.thread_runner``).
+        pool: The App's mounts pool: each exchange holds one of its
+            threads, so a slow upload to the mounted application cannot
+            take the threads of the App's own views.
     """
     request = ASGIRequest(scope, receive)
     exchange = _Exchange(request, send, head=request.method == "HEAD")
     environ = wsgi_environ(scope, request, _BodyInput(request))
     listener = asyncio.ensure_future(request._receiver.wait_disconnect())
     try:
-        await runner(exchange.run, mount.application, environ)
+        await pool(exchange.run, mount.application, environ)
     except _Gone:
         return
     except Exception:

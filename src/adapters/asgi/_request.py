@@ -29,6 +29,7 @@ from sansio_http.messages._state import State
 from ._receive import Receiver
 from ._scope import server_address, split_path
 from ._spool import SpoolWriter
+from ._threads import DEFAULT_POOLS, ThreadPools
 from ._types import Message, Receive, Scope
 
 __all__ = [
@@ -125,6 +126,9 @@ class ASGIRequest(BodyRequest):
     form_limits: FormLimits | None = None
     #: Makes the file each upload is written to.
     spool: SpoolFactory = staticmethod(default_spool)
+    #: The thread pools that write uploads to their spool and close them:
+    #: the application's (``asgi_app``, ``to_asgi``), else shared defaults.
+    threads: ThreadPools = DEFAULT_POOLS
 
     _running_loop = staticmethod(asyncio._get_running_loop)
 
@@ -340,7 +344,7 @@ class ASGIRequest(BodyRequest):
         # loop (pure computation), and the collector writes the files: here
         # while the body fed stays within DEFAULT_SPOOL_MEMORY, so that no
         # default spool can reach the disk on the loop, and past that on the
-        # thread pool, through a SpoolWriter (see _spool for why it hands
+        # io pool, through a SpoolWriter (see _spool for why it hands
         # over the way it does).
         decoder = FormEventDecoder(
             self.mimetype,
@@ -360,7 +364,7 @@ class ASGIRequest(BodyRequest):
                     collector.send(events)
                     continue
                 if writer is None:
-                    writer = SpoolWriter(asyncio.get_running_loop(), collector)
+                    writer = SpoolWriter(asyncio.get_running_loop(), collector, self.threads.io)
                 await writer.send(events)
             events = decoder.close()
             if writer is None:
@@ -512,7 +516,7 @@ class ASGIRequest(BodyRequest):
                 # a thread hop would cost more than the close.
                 form.close()
             else:
-                await asyncio.get_running_loop().run_in_executor(None, form.close)
+                await self.threads.io.submit(form.close)
 
 
 def _in_memory(file: object) -> bool:

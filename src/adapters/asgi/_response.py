@@ -6,8 +6,10 @@ while they are, a task listens for ``http.disconnect`` so that a client that
 leaves stops the stream instead of leaving it running. The head of a streamed
 body waits for its first non-empty chunk, as a WSGI server's does, so that a
 body failing before it is still a 500 under both adapters. Work that may block
-(a sync iterator such as a generator, reading a file) runs in the default
-thread pool, one chunk at a time, never on the event loop.
+runs in the App's thread pools (:class:`~._threads.ThreadPools`), one chunk at
+a time, never on the event loop nor in its default executor: a sync iterator's
+``next()`` and ``close()`` in the ``streams`` pool, file reads in the ``io``
+pool, plain functions of the work after the response in the ``requests`` pool.
 
 A chunk may be ``str``, encoded with the response's charset. A body that asks
 for idle chunks (``messages._chunks.KeepAliveStream``) is pulled as any other,
@@ -23,12 +25,12 @@ last message (:func:`run_close_work`).
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import functools
 import inspect
 import logging
 import os
 import time
+import types
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
@@ -47,6 +49,7 @@ from sansio_http.messages._response import Response
 
 from ._idle import _IdleTimer
 from ._receive import Receiver
+from ._threads import DEFAULT_POOLS, ThreadPool, ThreadPools
 from ._types import Message, Send
 
 __all__ = ["READ_SIZE", "ResponseSender", "run_close_work"]
@@ -86,14 +89,18 @@ class ResponseSender:
             lets whole files be sent by the server.
         start_type: The type of the head message.
         body_type: The type of the body messages.
+        threads: The pools that pull sync bodies and read files; the
+            shared default pools when None.
     """
 
     __slots__ = (
         "_body_type",
         "_extensions",
+        "_io",
         "_receiver",
         "_send",
         "_start_type",
+        "_streams",
         "client_gone",
         "started",
     )
@@ -106,7 +113,11 @@ class ResponseSender:
         *,
         start_type: str = "http.response.start",
         body_type: str = "http.response.body",
+        threads: ThreadPools | None = None,
     ) -> None:
+        pools = DEFAULT_POOLS if threads is None else threads
+        self._streams = pools.streams
+        self._io = pools.io
         self._send = send
         self._receiver = receiver
         self._extensions = extensions or {}
@@ -169,7 +180,7 @@ class ResponseSender:
                 self.client_gone = True
                 raise
         elif head:
-            await _close_body(body)
+            await _close_body(body, self._streams)
             await self._start(start)
             await self._send_body(b"", more=False)
         elif isinstance(body, FileBody):
@@ -177,7 +188,7 @@ class ResponseSender:
         else:
             plan = idle_plan(body, response)
             if plan is None:
-                chunks, other = _chunks(body)
+                chunks, other = _chunks(body, self._streams)
                 await self._stream(self._copy(start, chunks, ChunkEncoder(response), other))
             else:
                 await self._stream(self._copy_idle(start, plan, body))
@@ -188,7 +199,7 @@ class ResponseSender:
             (name, value) for name, value in start["headers"] if name not in NO_LENGTH_FIELDS
         ]
         if not isinstance(body, bytes):
-            await _close_body(body)
+            await _close_body(body, self._streams)
         await self._start(start)
         await self._send_body(b"", more=False)
 
@@ -242,7 +253,7 @@ class ResponseSender:
                     await self._start(start)
                 await self._send_body(data, more=True)
         finally:
-            await _finish(_close_both(chunks, other))
+            await _finish(_close_both(chunks, other, self._streams))
         if not self.disconnected:
             if waiting:
                 await self._start(start)
@@ -252,12 +263,12 @@ class ResponseSender:
         """Stream a body that asks for idle chunks (see ``KeepAliveStream``).
 
         The producer is pulled as a plain stream is: its ``__anext__()``
-        awaited here, or a sync one's ``next()`` in the thread pool. One
+        awaited here, or a sync one's ``next()`` in the streams pool. One
         timer task (:class:`_IdleTimer`) sends the idle chunk when an
         interval passes without a chunk; the producer's pending item is never
         cancelled for it. The head goes out with the first chunk, idle or not.
         """
-        loop = asyncio.get_running_loop()
+        streams = self._streams
         source: Any = plan.source
         pulled_async = isinstance(source, AsyncIterable)
         iterator: Any = None
@@ -291,7 +302,7 @@ class ResponseSender:
                     else:
                         # NOTE: the thread cannot be interrupted: the future
                         # stays pending for _close_pulled to wait for.
-                        pending = loop.run_in_executor(None, step)
+                        pending = streams.submit(step)
                         item = await asyncio.shield(pending)
                         pending = None
                         if item is _END:
@@ -326,7 +337,7 @@ class ResponseSender:
         finally:
             # Cancelled at once, so that the timer can send nothing more.
             timer.cancel()
-            await _finish(_close_pulled(loop, pending, iterator, source, body, timer.task))
+            await _finish(_close_pulled(streams, pending, iterator, source, body, timer.task))
         if not self.disconnected:
             if timer.waiting:
                 await self._start(start)
@@ -334,25 +345,23 @@ class ResponseSender:
 
     async def _send_file(self, start: Message, body: FileBody) -> None:
         segments = body.segments
-        if "http.response.pathsend" in self._extensions and await _is_whole_file(body):
+        io = self._io
+        if "http.response.pathsend" in self._extensions and await _is_whole_file(body, io):
             await self._start(start)
             await self._emit({"type": "http.response.pathsend", "path": os.path.abspath(body.path)})
             return
-        loop = asyncio.get_running_loop()
         if len(segments) == 1:
             region = segments[0]
             if isinstance(region, FileRegion) and region.length is not None:
                 if region.length <= SMALL_FILE_SIZE:
-                    await self._send_small_file(
-                        start, body.path, region.offset, region.length, loop
-                    )
+                    await self._send_small_file(start, body.path, region.offset, region.length)
                     return
         # Opened before the head is sent, so that a missing file is still a 500.
-        file = await loop.run_in_executor(None, open, body.path, "rb")
+        file = await io.submit(_open_binary, body.path)
         try:
-            await self._stream(self._copy(start, _file_chunks(file, segments), _not_bytes))
+            await self._stream(self._copy(start, _file_chunks(file, segments, io), _not_bytes))
         finally:
-            await loop.run_in_executor(None, file.close)
+            await io.submit(file.close)
 
     async def _send_small_file(
         self,
@@ -360,12 +369,11 @@ class ResponseSender:
         path: str,
         offset: int,
         length: int,
-        loop: asyncio.AbstractEventLoop,
     ) -> None:
         # PERF: a region that fits one read is opened, read and closed in one
-        # call in the thread pool instead of four (open, seek, read, close).
+        # call in the io pool instead of four (open, seek, read, close).
         # As on the general path, an error before the head is still a 500.
-        data = await loop.run_in_executor(None, _read_region, path, offset, length)
+        data = await self._io.submit(_read_region, path, offset, length)
         if len(data) < length:
             # The file shrank: the general path's chunks, and then its error.
             await self._stream(self._copy(start, _short_file(path, data), _not_bytes))
@@ -374,6 +382,10 @@ class ResponseSender:
             return  # as on the general path: nothing more for a gone client
         await self._start(start)
         await self._send_body(data, more=False)
+
+
+def _open_binary(path: str) -> IO[bytes]:
+    return open(path, "rb")
 
 
 def _read_region(path: str, offset: int, length: int) -> bytes:
@@ -391,7 +403,7 @@ async def _short_file(path: str, data: bytes) -> AsyncIterator[bytes]:
     raise _FileShrank(f"{path!r} shrank while it was being sent")
 
 
-async def _is_whole_file(body: FileBody) -> bool:
+async def _is_whole_file(body: FileBody, io: ThreadPool) -> bool:
     """Return whether the body is one region covering the whole file."""
     segments = body.segments
     if len(segments) != 1 or not isinstance(segments[0], FileRegion):
@@ -401,7 +413,7 @@ async def _is_whole_file(body: FileBody) -> bool:
         return False
     if length is None:
         return True
-    size = await asyncio.get_running_loop().run_in_executor(None, os.path.getsize, body.path)
+    size = await io.submit(os.path.getsize, body.path)
     return size == length
 
 
@@ -410,7 +422,7 @@ def _not_bytes(chunk: object) -> bytes:
 
 
 def _chunks(
-    body: Iterable[bytes | str] | AsyncIterable[bytes | str],
+    body: Iterable[bytes | str] | AsyncIterable[bytes | str], streams: ThreadPool
 ) -> tuple[AsyncIterator[bytes | str], object]:
     """Return the chunks of a body, and the body when it must be closed apart."""
     if isinstance(body, AsyncIterable):
@@ -421,7 +433,7 @@ def _chunks(
     if isinstance(body, (list, tuple)):
         # PERF: items already in memory cannot block; no thread needed.
         return _from_sequence(body), None
-    return _from_thread(body), None
+    return _from_thread(body, streams), None
 
 
 async def _from_sequence(items: Iterable[bytes | str]) -> AsyncIterator[bytes | str]:
@@ -429,15 +441,16 @@ async def _from_sequence(items: Iterable[bytes | str]) -> AsyncIterator[bytes | 
         yield item
 
 
-async def _from_thread(body: Iterable[bytes | str]) -> AsyncIterator[bytes | str]:
-    """Run each ``next()`` of a sync iterable in the default thread pool."""
-    loop = asyncio.get_running_loop()
+async def _from_thread(
+    body: Iterable[bytes | str], streams: ThreadPool
+) -> AsyncIterator[bytes | str]:
+    """Run each ``next()`` of a sync iterable, and its close, in the streams pool."""
     iterator: Iterator[bytes | str] | None = None
     try:
         iterator = iter(body)
         step = functools.partial(next, iterator, _END)
         while True:
-            future = loop.run_in_executor(None, step)
+            future = streams.submit(step)
             try:
                 chunk = await asyncio.shield(future)
             except asyncio.CancelledError:
@@ -452,7 +465,7 @@ async def _from_thread(body: Iterable[bytes | str]) -> AsyncIterator[bytes | str
         # NOTE: the body's own close(), and its iterator's when that is
         # another object (a class whose __iter__ is a generator): PEP 3333's
         # promise to a producer, kept under ASGI too.
-        await _finish(loop.run_in_executor(None, _close_sync, iterator, body))
+        await _finish(streams.submit(_close_sync, iterator, body))
 
 
 async def _finish(cleanup: Awaitable[None]) -> None:
@@ -471,12 +484,12 @@ async def _finish(cleanup: Awaitable[None]) -> None:
         raise
 
 
-async def _close_both(chunks: object, other: object) -> None:
+async def _close_both(chunks: object, other: object, streams: ThreadPool) -> None:
     try:
-        await _close_body(chunks)
+        await _close_body(chunks, streams)
     finally:
         if other is not None:
-            await _close_body(other)
+            await _close_body(other, streams)
 
 
 def _close_sync(iterator: object, body: object) -> None:
@@ -493,7 +506,7 @@ def _close_sync(iterator: object, body: object) -> None:
 
 
 async def _close_pulled(
-    loop: asyncio.AbstractEventLoop,
+    streams: ThreadPool,
     pending: asyncio.Future[Any] | None,
     iterator: Any,
     source: object,
@@ -515,8 +528,8 @@ async def _close_pulled(
         # waits (the copying task was cancelled), so its ``finally`` ran; an
         # async generator's aclose() then finds it finished.
         if iterator is not None and iterator is not source:
-            await _close_body(iterator)
-        await _close_body(body)
+            await _close_body(iterator, streams)
+        await _close_body(body, streams)
         return
     if pending is not None:
         # NOTE: a thread cannot be interrupted: the producer is closed as
@@ -527,22 +540,21 @@ async def _close_pulled(
             pending.exception()  # retrieved: the stream is over anyway
     # The iterator when it is not the source itself, then the body given (a
     # transform's wrapper closes its source).
-    await loop.run_in_executor(None, _close_sync, None if iterator is source else iterator, body)
+    await streams.submit(_close_sync, None if iterator is source else iterator, body)
 
 
 async def _file_chunks(
-    file: IO[bytes], segments: tuple[bytes | FileRegion, ...]
+    file: IO[bytes], segments: tuple[bytes | FileRegion, ...], io: ThreadPool
 ) -> AsyncIterator[bytes]:
-    loop = asyncio.get_running_loop()
     for segment in segments:
         if isinstance(segment, bytes):
             yield segment
             continue
         offset, remaining = segment
-        await loop.run_in_executor(None, file.seek, offset)
+        await io.submit(file.seek, offset)
         while remaining is None or remaining > 0:
             size = READ_SIZE if remaining is None else min(READ_SIZE, remaining)
-            chunk = await loop.run_in_executor(None, file.read, size)
+            chunk = await io.submit(file.read, size)
             if not chunk:
                 break
             if remaining is not None:
@@ -557,48 +569,58 @@ async def _file_chunks(
 async def run_close_work(
     response: Response,
     request: Request,
-    thread_runner: Callable[..., Coroutine[Any, Any, Any]] | None = None,
+    thread_runner: Callable[..., Awaitable[Any]] | None = None,
 ) -> None:
     """Run the work registered with ``response.call_on_close``, in order.
 
     Coroutine functions are awaited here; plain functions run off the event
-    loop, in ``thread_runner`` (an App's thread pool) or the loop's default
-    executor, with the context copied. An exception is logged with the
-    request line and the next function still runs: the response is sent,
-    and nothing can answer it any more.
+    loop, in ``thread_runner`` (an App's request pool), with the context
+    copied. An exception is logged with the request line and the next
+    function still runs: the response is sent, and nothing can answer it
+    any more.
 
     Args:
         response: The response sent.
         request: The request it answered, named in the log.
         thread_runner: ``await thread_runner(func)`` runs a plain function
-            in a thread; None for the loop's default executor.
+            in a thread; the shared default request pool when None.
     """
     work = getattr(response, "_close_work", None)
     if not work:
         return
-    loop = asyncio.get_running_loop()
+    run = DEFAULT_POOLS.requests if thread_runner is None else thread_runner
     for func in work:
         try:
             if inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
                 getattr(func, "__call__", None)  # noqa: B004 (the method itself is inspected)
             ):
                 await func()
-            elif thread_runner is not None:
-                await thread_runner(func)
             else:
-                await loop.run_in_executor(None, contextvars.copy_context().run, func)
+                await run(func)
         except Exception:
             logger.exception(
                 "Error in work after the response to %s %s", request.method, request.full_path
             )
 
 
-async def _close_body(body: object) -> None:
-    """Release a body that will not be (fully) read."""
+async def _close_body(body: object, streams: ThreadPool) -> None:
+    """Release a body that will not be (fully) read.
+
+    A sync body's ``close()`` may block (a producer's ``finally``): it runs
+    in the streams pool, unless the body is a generator never started, whose
+    close runs no code of its own (PERF: a HEAD answered from a generator).
+    """
     aclose = getattr(body, "aclose", None)
     if aclose is not None:
         await aclose()
         return
     close = getattr(body, "close", None)
-    if close is not None:
+    if close is None:
+        return
+    if (
+        isinstance(body, types.GeneratorType)
+        and inspect.getgeneratorstate(body) == inspect.GEN_CREATED
+    ):
         close()
+        return
+    await streams.submit(close)

@@ -2,7 +2,7 @@
 
 ``ASGIRequest`` parses a form body on the event loop and hands the events of
 each batch of the body to a :class:`SpoolWriter`, which sends them to the
-core's ``FormCollector`` (the spool file writes) on the default thread pool,
+core's ``FormCollector`` (the spool file writes) in the App's io pool,
 in order, while the loop receives and parses the next batch.
 
 PERF: the handover is shaped by the GIL. Parsing holds the GIL; a write to a
@@ -27,11 +27,13 @@ from collections.abc import Sequence
 from sansio_http.bodies._formdata import FormEvent
 from sansio_http.bodies._forms import FormCollector
 
+from ._threads import ThreadPool
+
 __all__ = ["SpoolWriter"]
 
 
 class SpoolWriter:
-    """Send batches of form events to a collector on the default thread pool.
+    """Send batches of form events to a collector in a thread of a pool.
 
     The batches are sent in the order they were handed over, by one thread at
     a time. Memory stays bounded: :meth:`send` returns only once the worker
@@ -42,11 +44,25 @@ class SpoolWriter:
     Args:
         loop: The event loop of the request, which calls every method.
         collector: The collector whose ``send`` writes the files.
+        pool: The pool whose threads write (the App's io pool).
     """
 
-    __slots__ = ("_collector", "_error", "_job", "_lock", "_loop", "_queue", "_running", "_stop")
+    __slots__ = (
+        "_collector",
+        "_error",
+        "_job",
+        "_lock",
+        "_loop",
+        "_pool",
+        "_queue",
+        "_running",
+        "_stop",
+    )
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, collector: FormCollector) -> None:
+    def __init__(
+        self, loop: asyncio.AbstractEventLoop, collector: FormCollector, pool: ThreadPool
+    ) -> None:
+        self._pool = pool
         self._loop = loop
         self._collector = collector
         # The batches not taken yet, each with the future to resolve when taken.
@@ -91,7 +107,7 @@ class SpoolWriter:
             if self._running:
                 return
             self._running = True
-        self._job = self._loop.run_in_executor(None, self._work)
+        self._job = self._pool.submit(self._work)
 
     async def _wait(self) -> None:
         job = self._job

@@ -5,10 +5,10 @@ The core decides which file a static route serves without touching the disk
 access it asks for, and ``to_asgi`` installs one on the App.
 
 NOTE: the calls block. The App's static view is a ``def`` view, which
-``to_asgi`` runs in the App's thread pool, so they never hold up the event
+``to_asgi`` runs in the App's request pool, so they never hold up the event
 loop; an ``async def`` handler that calls :func:`~sansio_http.static_response`
-itself should do so through ``loop.run_in_executor`` on a slow (network)
-file system.
+itself should do so in a thread of its own pools on a slow (network) file
+system.
 """
 
 from __future__ import annotations

@@ -6,6 +6,12 @@ driver calls, through runners that the adapters install when they mount the
 App: ``coroutine_runner`` (WSGI: a coroutine run to completion from a worker
 thread) and ``thread_runner`` (ASGI: a plain call in the App's thread pool,
 context copied). Each function is converted once and kept.
+
+The wrapper the default :meth:`_Bridges.ensure_async` returns names the plain
+function it runs (:data:`BLOCKING`), so that the async driver can run a
+request's consecutive ``def`` steps in one call on one thread, through a
+:class:`Lane` of the thread runner's when it offers them (see
+``_dispatch``).
 """
 
 from __future__ import annotations
@@ -13,11 +19,11 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar, cast
+from typing import Any, Final, Protocol, TypeVar, cast
 
 from typing_extensions import ParamSpec
 
-__all__ = ["CoroutineRunner", "ThreadRunner"]
+__all__ = ["BLOCKING", "CoroutineRunner", "Lane", "ThreadRunner"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -26,6 +32,34 @@ R = TypeVar("R")
 CoroutineRunner = Callable[[Coroutine[Any, Any, Any]], Any]
 #: Runs a plain call off the event loop, context copied (installed by the ASGI adapter).
 ThreadRunner = Callable[..., Awaitable[Any]]
+
+#: The attribute of the default ``ensure_async`` wrapper that holds the plain
+#: function it runs in a thread.
+BLOCKING: Final = "_sansio_blocking"
+
+
+class Lane(Protocol):
+    """Calls that a thread runner runs one after another on one thread.
+
+    A thread runner that has a ``lane()`` method returning one lets the
+    App run all the ``def`` steps of a request on one thread (the ASGI
+    adapter's pools do).
+    """
+
+    @property
+    def held(self) -> bool:
+        """Whether a thread is waiting for the lane's next call."""
+
+    async def call(self, func: Callable[..., tuple[bool, Any]], /, *args: Any) -> Any:
+        """Run ``func(*args)`` on the lane's thread; return its ``value``.
+
+        ``func`` returns ``(hold, value)``; with ``hold`` the thread waits for
+        the lane's next call. When the call is cancelled, it raises only once
+        the thread is done with it.
+        """
+
+    def release(self) -> None:
+        """Let the lane's thread go."""
 
 
 class _Bridges:
@@ -90,6 +124,8 @@ class _Bridges:
                 )
             return cast(R, await runner(func, *args, **kwargs))
 
+        # The driver runs the plain function itself on a request's lane.
+        setattr(run, BLOCKING, func)
         return run
 
     def _sync(self, func: Callable[..., Any]) -> Callable[..., Any]:

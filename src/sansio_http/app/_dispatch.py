@@ -8,6 +8,12 @@ handlers around them. Two small drivers run it: :meth:`_Dispatching._run_sync`
 (for WSGI) calls each function through ``ensure_sync``, and
 :meth:`_Dispatching._run_async` (for ASGI) awaits each through ``ensure_async``.
 
+Under ASGI, a request's ``def`` steps run on one thread: the async driver
+runs each ``def`` step, and every ``def`` step right after it, in one call on
+the request's :class:`~sansio_http.app._bridges.Lane`, a thread of the App's
+pool that stays with the request while an ``async def`` step runs on the
+loop. A mounted App's dispatch uses the lane of the request it serves.
+
 ``dispatch_sync`` and ``dispatch_async`` are the entry points the adapters
 call. For the common request, with no hook on the App, they call the
 middleware, the router and the view themselves and run the pipeline only for
@@ -17,9 +23,10 @@ what needs it; the order of work and its outcome stay those of the pipeline.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
+from contextvars import ContextVar
 from typing import Any, Final, TypeVar, cast
 
-from sansio_http.app._bridges import _Bridges
+from sansio_http.app._bridges import BLOCKING, Lane, _Bridges
 from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES, Endpoint, hooked
 from sansio_http.app._handling import Call, _ErrorHandling, log
@@ -41,6 +48,9 @@ _set_request: Final = request_var.set
 _reset_request: Final = request_var.reset
 
 _Pipeline = Generator[Call, Any, Response]
+
+# The lane of the request being dispatched, for the dispatch of a mounted App.
+_lane_var: Final[ContextVar[Lane | None]] = ContextVar("sansio_http.lane", default=None)
 
 # The most (path, method) answers of static rules an App keeps: more than
 # the static rules of most applications times their methods.
@@ -175,8 +185,12 @@ class _Dispatching(_ErrorHandling, _Bridges):
                 if isinstance(answer, tuple):
                     endpoint, values = answer
                     scopes = endpoint.scopes
-                    # With hooks on a blueprint around the view, the pipeline runs.
-                    if not endpoint.blueprints or not hooked(endpoint.blueprints):
+                    # With hooks on a blueprint around the view, the pipeline
+                    # runs; and for a def view, so that the view, its error
+                    # handlers and the process_response hooks share its thread.
+                    if not endpoint.blocking and (
+                        not endpoint.blueprints or not hooked(endpoint.blueprints)
+                    ):
                         # PERF: a call without ** when there are no values.
                         result = await (
                             endpoint.async_view(request, **values)
@@ -242,26 +256,101 @@ class _Dispatching(_ErrorHandling, _Bridges):
                 error = exc
 
     async def _run_async(self, steps: Generator[Call, Any, T]) -> T:
-        """Drive a pipeline from async code: await each function it yields."""
+        """Drive a pipeline from async code: await each function it yields.
+
+        A plain function that ``ensure_async`` would run in a thread runs,
+        with every such function after it, in one call on the request's
+        lane (see :meth:`_blocking_steps`), when the thread runner offers
+        lanes.
+        """
         sent: Any = None
         error: BaseException | None = None
+        lane: Lane | None = None
+        token: Any = None
+        try:
+            while True:
+                try:
+                    if error is not None:
+                        func, args, kwargs = steps.throw(error)
+                    else:
+                        func, args, kwargs = steps.send(sent)
+                except StopIteration as done:
+                    return cast(T, done.value)
+                error = None
+                while True:
+                    # Run the step (func, args, kwargs); a lane call may end
+                    # at the next async step, which this loop then runs.
+                    try:
+                        if func in self._inline_hooks:
+                            sent = func(*args, **kwargs)
+                            break
+                        converted = self._async(func)
+                        target = getattr(converted, BLOCKING, None)
+                        if target is not None and lane is None:
+                            lane = _lane_var.get()
+                            if lane is None:
+                                make = getattr(self.thread_runner, "lane", None)
+                                if make is not None:
+                                    lane = make()
+                                    token = _lane_var.set(lane)
+                        if target is None or lane is None:
+                            sent = await converted(*args, **kwargs)
+                            break
+                        # A lane borrowed from the outer App's dispatch is kept
+                        # when this pipeline ends there: the outer one goes on.
+                        ended, value = await lane.call(
+                            self._blocking_steps, steps, target, args, kwargs, token is None
+                        )
+                    except BaseException as exc:
+                        # Cancellation too: teardown hooks still run. A lane
+                        # call raises only once its thread is done with steps.
+                        error = exc
+                        break
+                    if ended:
+                        return cast(T, value)
+                    func, args, kwargs = value
+        finally:
+            if token is not None:
+                _lane_var.reset(token)
+                if lane is not None and lane.held:
+                    lane.release()
+
+    def _blocking_steps(
+        self,
+        steps: Generator[Call, Any, Any],
+        func: Callable[..., Any],
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        keep: bool,
+    ) -> tuple[bool, tuple[bool, Any]]:
+        """Call ``func``, then each plain step after it, in this thread.
+
+        Returns ``(hold, (ended, value))`` for :meth:`Lane.call`: at the
+        pipeline's end ``ended`` is True, ``value`` its result and the
+        thread is let go (unless ``keep``); at a step that is not run in a
+        thread, ``value`` is that step, for the loop, and the lane's thread
+        waits for the request's next plain step.
+        """
+        inline = self._inline_hooks
         while True:
             try:
-                if error is not None:
-                    func, args, kwargs = steps.throw(error)
-                else:
-                    func, args, kwargs = steps.send(sent)
-            except StopIteration as done:
-                return cast(T, done.value)
-            error = None
-            try:
-                if func in self._inline_hooks:
-                    sent = func(*args, **kwargs)
-                else:
-                    sent = await self._async(func)(*args, **kwargs)
+                sent = func(*args, **kwargs)
             except BaseException as exc:
-                # Cancellation too: teardown hooks still run.
-                error = exc
+                try:
+                    step = steps.throw(exc)
+                except StopIteration as done:
+                    return keep, (True, done.value)
+            else:
+                try:
+                    step = steps.send(sent)
+                except StopIteration as done:
+                    return keep, (True, done.value)
+            func, args, kwargs = step
+            if func not in inline:
+                target = getattr(self._async(func), BLOCKING, None)
+                if target is None:
+                    return True, (False, step)
+                func = target
 
     def _pipeline(
         self,

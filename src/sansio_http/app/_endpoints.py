@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
+from sansio_http.app._bridges import BLOCKING
 from sansio_http.app._scaffold import _Scaffold
 
 __all__ = ["WEBSOCKET_SCHEMES", "Endpoint", "hooked", "join_rule"]
@@ -22,11 +23,13 @@ class Endpoint:
         blueprints: The scopes after the App.
         sync_view: The view as :meth:`App.ensure_sync` converted it.
         async_view: The view as :meth:`App.ensure_async` converted it.
+        blocking: Whether ``async_view`` runs a plain function in a thread
+            (the default ``ensure_async`` of a ``def`` view).
     """
 
     # PERF: slots, and the converted views kept here, so that dispatch reads
     # each in one step.
-    __slots__ = ("async_view", "blueprints", "scopes", "sync_view", "view")
+    __slots__ = ("async_view", "blocking", "blueprints", "scopes", "sync_view", "view")
 
     def __init__(
         self,
@@ -40,6 +43,7 @@ class Endpoint:
         self.blueprints = scopes[1:]
         self.sync_view = sync_view
         self.async_view = async_view
+        self.blocking = hasattr(async_view, BLOCKING)
 
 
 def hooked(scopes: tuple[_Scaffold, ...]) -> bool:

@@ -1,0 +1,333 @@
+"""The threads an App owns under ASGI: bounded pools, one per kind of blocking work.
+
+Blocking work never runs on the event loop, and never on the loop's default
+executor, which the server sizes (cpu count + 4) and which anything in the
+process may fill. Each App gets a :class:`ThreadPools`: one
+:class:`ThreadPool` for each kind of work, bounded apart, so that no kind
+can take the threads another needs:
+
+- ``requests``: ``def`` views, hooks, error handlers and teardown hooks,
+  and the plain functions of ``Response.call_on_close``. One request's
+  ``def`` steps run on one thread of it, through a :class:`Lane`;
+- ``io``: reading files for file bodies, writing uploads to their spool,
+  closing them;
+- ``streams``: each ``next()`` and the ``close()`` of a ``def`` producer,
+  which may wait long between items;
+- ``mounts``: mounted WSGI applications, one thread for each exchange.
+
+A pool starts its threads as work arrives, up to its bound; past it, calls
+wait their turn in order of arrival. A call is one tuple put on a queue and
+one ``call_soon_threadsafe`` back to the loop (PERF: no
+``concurrent.futures.Future`` with its locks, and no second future chained
+to it as ``run_in_executor`` makes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import queue
+import threading
+from collections.abc import Callable
+from typing import Any, Final, TypeVar
+
+__all__ = ["DEFAULT_POOLS", "Lane", "ThreadPool", "ThreadPools"]
+
+T = TypeVar("T")
+
+
+class _Job:
+    """One call for a thread of a pool, and where its outcome goes."""
+
+    __slots__ = ("call", "done", "future", "lane", "loop", "waiter")
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        future: asyncio.Future[Any],
+        call: Callable[[], Any],
+        lane: Lane | None,
+    ) -> None:
+        self.loop = loop
+        self.future = future
+        self.call = call
+        self.lane = lane
+        #: Set on the loop once the thread is done with the call (or skipped it).
+        self.done = False
+        #: A future that someone waits on for ``done`` after a cancellation.
+        self.waiter: asyncio.Future[None] | None = None
+
+
+class ThreadPool:
+    """A bounded pool of threads that run blocking calls for event loops.
+
+    Args:
+        size: The most threads it runs; calls past them wait in order.
+        name: The prefix of its threads' names.
+
+    Raises:
+        ValueError: ``size`` is less than 1.
+    """
+
+    def __init__(self, size: int, name: str = "sansio-http") -> None:
+        if size < 1:
+            raise ValueError(f"a thread pool needs at least one thread, not {size}")
+        self.size = size
+        self.name = name
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._workers: list[threading.Thread] = []
+        # Threads waiting for a job that no call has claimed yet.
+        self._idle = 0
+        # NOTE: guards _idle and _workers; a pool may serve the event loops of
+        # several threads (an App mounted in several servers, a test client).
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"<ThreadPool {self.name!r}: {len(self._workers)} of {self.size} threads>"
+
+    async def __call__(self, func: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        """Run ``func(*args, **kwargs)`` in a thread, in a copy of the context.
+
+        This is the ``thread_runner`` the App's ``ensure_async`` calls.
+        """
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        call = functools.partial(contextvars.copy_context().run, func, *args, **kwargs)
+        self._put(_Job(loop, future, call, None))
+        return await future
+
+    def submit(self, func: Callable[..., T], /, *args: Any) -> asyncio.Future[T]:
+        """Start ``func(*args)`` in a thread; return the future of its result.
+
+        Must be called on the running loop, as ``loop.run_in_executor``. The
+        context is not copied: this is for the adapter's own file and
+        stream work. Cancelling the future before a thread takes the call
+        skips it; a call already running runs to its end (a thread cannot
+        be interrupted): wait for it through ``asyncio.shield``.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._put(_Job(loop, future, functools.partial(func, *args), None))
+        return future
+
+    def lane(self) -> Lane:
+        """Return a new :class:`Lane`: calls that share one thread of this pool."""
+        return Lane(self)
+
+    def _put(self, job: _Job) -> None:
+        with self._lock:
+            if self._idle:
+                self._idle -= 1
+            elif len(self._workers) < self.size:
+                worker = threading.Thread(
+                    target=self._serve,
+                    name=f"{self.name}-{len(self._workers)}",
+                    # NOTE: daemon threads, so that a server that never runs
+                    # the lifespan shutdown still exits; shutdown() stops them.
+                    daemon=True,
+                )
+                self._workers.append(worker)
+                worker.start()
+        self._jobs.put(job)
+
+    def _serve(self) -> None:
+        """Run jobs until :meth:`shutdown`; stay with a lane while it holds this thread."""
+        jobs = self._jobs
+        run = _run
+        while True:
+            job = jobs.get()
+            if job is None:
+                return
+            lane = job.lane
+            if lane is None:
+                run(job)
+            else:
+                # NOTE: the lane learns its thread's queue before the call's
+                # outcome reaches the loop, so that its next call comes here.
+                private: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+                lane._queue = private
+                hold = run(job)
+                while hold:
+                    next_job = private.get()
+                    if next_job is None:
+                        break  # released
+                    hold = run(next_job)
+                    del next_job
+                else:
+                    lane._queue = None
+            del job, lane  # NOTE: drop the call's arguments before waiting again
+            with self._lock:
+                # NOTE: a thread of a pool shut down since counts no more.
+                if self._jobs is jobs:
+                    self._idle += 1
+
+    def shutdown(self, wait: bool = False) -> None:
+        """Let running and waiting calls finish, then stop the threads.
+
+        A pool used again after this starts new threads.
+
+        Args:
+            wait: Whether to wait until the threads have stopped.
+        """
+        with self._lock:
+            workers, self._workers = self._workers, []
+            jobs, self._jobs = self._jobs, queue.SimpleQueue()
+            self._idle = 0
+        for _ in workers:
+            jobs.put(None)
+        if wait:
+            for worker in workers:
+                worker.join()
+
+
+def _run(job: _Job) -> bool:
+    """Run a job's call in this thread and hand its outcome to its loop.
+
+    Returns whether the thread stays with the job's lane: a lane call
+    returns ``(hold, value)``, and ``hold`` False (or an error) ends it.
+    """
+    error: BaseException | None = None
+    result: Any = None
+    hold = False
+    if job.future.cancelled():
+        skipped = True  # the caller gave up while the call waited for a thread
+    else:
+        skipped = False
+        try:
+            result = job.call()
+        except BaseException as exc:
+            error = exc
+        else:
+            if job.lane is not None:
+                hold, result = result
+    try:
+        job.loop.call_soon_threadsafe(_settle, job, result, error, skipped)
+    except RuntimeError:
+        return False  # the loop is closed: nobody waits for the outcome any more
+    return hold or skipped
+
+
+def _settle(job: _Job, result: Any, error: BaseException | None, skipped: bool) -> None:
+    """Set the outcome of a call on its future, on the loop's thread."""
+    job.done = True
+    waiter = job.waiter
+    if waiter is not None and not waiter.done():
+        waiter.set_result(None)
+    future = job.future
+    if skipped or future.cancelled():
+        return
+    if error is None:
+        future.set_result(result)
+    elif isinstance(error, StopIteration):
+        # A future cannot hold StopIteration (it would end the awaiting
+        # generator silently); asyncio's tasks turn it into this error too.
+        replaced = RuntimeError("the function raised StopIteration")
+        replaced.__cause__ = error
+        future.set_exception(replaced)
+    else:
+        future.set_exception(error)
+
+
+class Lane:
+    """Calls that run one after another on one thread of a :class:`ThreadPool`.
+
+    The first call goes to whichever thread of the pool is free; that
+    thread then stays with the lane, waiting for its next call, for as long
+    as each call asks to hold it, or until :meth:`release`. The App's
+    dispatch gives each request a lane, so that a request's ``def`` steps
+    all see one thread (a ``sqlite3`` connection or a ``threading.local``
+    set in a hook is there in the view).
+    """
+
+    __slots__ = ("_pool", "_queue")
+
+    def __init__(self, pool: ThreadPool) -> None:
+        self._pool = pool
+        # The queue of the thread that holds the lane, set by that thread.
+        self._queue: queue.SimpleQueue[_Job | None] | None = None
+
+    @property
+    def held(self) -> bool:
+        """Whether a thread is waiting for this lane's next call."""
+        return self._queue is not None
+
+    async def call(self, func: Callable[..., tuple[bool, T]], /, *args: Any) -> T:
+        """Run ``func(*args)`` on the lane's thread, in a copy of the context.
+
+        ``func`` returns ``(hold, value)``: with ``hold`` the thread waits for
+        the lane's next call, else it goes back to the pool; this returns
+        ``value``. If this
+        coroutine is cancelled, it returns (raising ``CancelledError``) only
+        once the thread is done with the call, or skipped it: whatever
+        ``func`` works on is never used by two threads at once.
+        """
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        call = functools.partial(contextvars.copy_context().run, func, *args)
+        job = _Job(loop, future, call, self)
+        private = self._queue
+        if private is None:
+            self._pool._put(job)
+        else:
+            private.put(job)
+        try:
+            return await future  # type: ignore[no-any-return]
+        except asyncio.CancelledError:
+            while not job.done:
+                job.waiter = loop.create_future()
+                try:
+                    await job.waiter
+                except asyncio.CancelledError:
+                    continue
+            raise
+
+    def release(self) -> None:
+        """Let the lane's thread go back to its pool."""
+        private, self._queue = self._queue, None
+        if private is not None:
+            private.put(None)
+
+
+class ThreadPools:
+    """The thread pools of one App (or one ``asgi_app``), one per kind of work.
+
+    Args:
+        threads: The ``requests`` pool's bound: ``def`` views, hooks, error
+            handlers and work after the response.
+        io_threads: The ``io`` pool's bound: file reads, upload spools.
+        stream_threads: The ``streams`` pool's bound: ``def`` producers.
+        mount_threads: The ``mounts`` pool's bound: mounted WSGI applications.
+    """
+
+    __slots__ = ("io", "mounts", "requests", "streams")
+
+    def __init__(
+        self,
+        threads: int = 32,
+        io_threads: int = 16,
+        stream_threads: int = 128,
+        mount_threads: int = 32,
+    ) -> None:
+        #: ``def`` views, hooks and handlers, and work after the response.
+        self.requests = ThreadPool(threads, "sansio-http-request")
+        #: File reads and upload spools.
+        self.io = ThreadPool(io_threads, "sansio-http-io")
+        #: The steps and the close of ``def`` producers.
+        self.streams = ThreadPool(stream_threads, "sansio-http-stream")
+        #: Mounted WSGI applications, a thread for each exchange.
+        self.mounts = ThreadPool(mount_threads, "sansio-http-mount")
+
+    def shutdown(self, wait: bool = False) -> None:
+        """Stop the threads of every pool once their calls finished.
+
+        Args:
+            wait: Whether to wait until the threads have stopped.
+        """
+        for pool in (self.requests, self.io, self.streams, self.mounts):
+            pool.shutdown(wait)
+
+
+#: The pools of requests built outside an application (an ``ASGIRequest``
+#: made by hand): shared by them, started only if used.
+DEFAULT_POOLS: Final = ThreadPools()

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import builtins
 import os
+import threading
+import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,6 +19,9 @@ from sansio_http.messages._response import Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 
 from .conftest import HOP_BY_HOP, ignore_start, make_environ, run
+
+#: A bound on waits for another thread, never a measure of speed.
+WAIT = 10.0
 
 
 def serve(response: Response | Any, **environ: Any) -> Any:
@@ -352,6 +357,70 @@ def test_several_failing_closes_raise_the_first_and_log_the_rest(
     with pytest.raises(RuntimeError, match="first"):
         run(wsgi_app(handler), make_environ())
     assert "second" in caplog.text
+
+
+class BlockedIdleBody:
+    """A body of idle chunks whose producer blocks in its second step; close() fails."""
+
+    idle_interval = 0.05
+    idle_chunk = b": idle\n\n"
+
+    def __init__(self, notes: list[str]) -> None:
+        self.notes = notes
+        self.waiting = threading.Event()
+        self.release = threading.Event()
+        self.closed = threading.Event()
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            yield b"first"
+            self.waiting.set()
+            self.release.wait(WAIT)
+            yield b"second"
+        finally:
+            self.notes.append("finally")
+
+    def close(self) -> None:
+        self.closed.set()
+        raise RuntimeError("the body's close failed")
+
+
+def test_closers_left_to_the_helper_thread_run_in_order_and_log_their_errors(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    notes: list[str] = []
+    body = BlockedIdleBody(notes)
+    released = threading.Event()
+
+    def handler(request: WSGIRequest) -> Response:
+        def broken_close() -> None:
+            released.set()
+            raise ValueError("the request's close failed")
+
+        request.close = broken_close  # type: ignore[method-assign]
+        response = Response(body, content_type="text/event-stream")
+        response.call_on_close(lambda: notes.append("work"))
+        return response
+
+    iterable: Any = wsgi_app(handler)(make_environ(), ignore_start)
+    try:
+        assert next(iter(iterable)) == b"first"
+        assert body.waiting.wait(WAIT)
+        # The producer is inside next(): close() returns at once and raises
+        # nothing; what follows the producer's close runs when it returns.
+        iterable.close()
+        assert notes == []
+    finally:
+        body.release.set()
+    assert released.wait(WAIT)
+    assert body.closed.is_set()
+    assert notes == ["finally", "work"]
+    deadline = time.monotonic() + WAIT
+    while "the request's close failed" not in caplog.text:
+        assert time.monotonic() < deadline, caplog.text
+        time.sleep(0.01)
+    assert "Error while closing a response body" in caplog.text
+    assert "the body's close failed" in caplog.text
 
 
 class AsyncChunks:

@@ -7,6 +7,13 @@ that may run a bounded way ahead; :class:`_LoopPuller` runs an ``async def``
 one on an event loop of its own. Both give the server's thread an item, or
 :data:`_IDLE` when the interval passed first; the generators at the end
 turn that into the chunks the server sends.
+
+Both close the producer before the closers that follow it (the work after
+the response, the request's release) run, as the ASGI adapter does: the
+loop puller runs the producer's ``finally`` within its ``close()``; the
+thread puller takes those closers, and when its producer is still inside
+``next()`` it runs them on the helper thread, once that ``next()`` has
+returned and the producer has been closed.
 """
 
 from __future__ import annotations
@@ -15,7 +22,15 @@ import asyncio
 import collections
 import logging
 import threading
-from collections.abc import AsyncIterable, AsyncIterator, Callable, Generator, Iterable, Iterator
+from collections.abc import (
+    AsyncIterable,
+    AsyncIterator,
+    Callable,
+    Generator,
+    Iterable,
+    Iterator,
+    Sequence,
+)
 from typing import Any, Final
 
 from sansio_http.messages._chunks import IdlePlan
@@ -201,9 +216,13 @@ class _ThreadPuller:
 
     The buffer bounds the memory; items still in it when the body is closed
     are dropped. Between items the producer is suspended, and :meth:`close`
-    closes it from the server's thread; a producer still inside ``next()``
-    cannot be interrupted (a thread cannot be): the helper closes it as soon
-    as that ``next()`` returns, and the server's thread does not wait for it.
+    closes it from the server's thread, then runs the closers it was given.
+    A producer still inside ``next()`` cannot be interrupted (a thread
+    cannot be): the helper closes it as soon as that ``next()`` returns and
+    then runs those closers, so that the work after the response still
+    comes after the producer's ``finally``; the server's thread does not
+    wait for it. A producer that never returns holds them back for good, as
+    it would under ASGI.
     """
 
     __slots__ = (
@@ -220,6 +239,7 @@ class _ThreadPuller:
         "_size",
         "_stopping",
         "_taker_waits",
+        "_then",
         "_thread",
     )
 
@@ -239,6 +259,8 @@ class _ThreadPuller:
         self._stopping = False  # close() came between items: the helper ends
         self._taker_waits = False  # the server's thread waits for an item
         self._closed = False
+        # The closers to run once the producer is closed (given to close()).
+        self._then: Sequence[Callable[[], object]] = ()
 
     def take(self, timeout: float | None = None) -> list[object] | None:
         """Return the items waiting, ``[]`` after ``timeout`` s, or None at the end.
@@ -308,7 +330,20 @@ class _ThreadPuller:
                     condition.notify()
                 if item is _END:
                     return
+        self._close_late()
+
+    def _close_late(self) -> None:
+        """Close the producer, then run the closers after it, on the helper thread.
+
+        The server's thread is gone from this response: nobody is left to
+        raise to, so each error is logged and the next closer still runs.
+        """
         _close_quietly(self._close_source)
+        for closer in self._then:
+            try:
+                closer()
+            except Exception:
+                logger.exception("Error while closing a response")
 
     def _close_source(self) -> None:
         iterator = self._iterator
@@ -322,14 +357,29 @@ class _ThreadPuller:
             closers.append(close)
         _close_all(closers)
 
-    def close(self) -> None:
-        """Close the producer once: now, or when its pending ``next()`` returns."""
+    def close(self, then: Sequence[Callable[[], object]] = ()) -> None:
+        """Close the producer once, then call each of ``then``.
+
+        Both happen now, or, when the producer is inside ``next()``, on the
+        helper thread as soon as that ``next()`` returns; this call does not
+        wait for it.
+
+        Args:
+            then: What must run after the producer is closed: the work
+                after the response, the release of the request.
+
+        Raises:
+            Exception: The first error of closing the producer or of
+                ``then``, when they run now (the others are logged); each
+                error is logged when they run later.
+        """
         if self._closed:
             return
         self._closed = True
         with self._condition:
             if self._busy:
                 self._closing = True
+                self._then = then
                 return
             self._stopping = True
             self._items.clear()
@@ -337,7 +387,7 @@ class _ThreadPuller:
         thread = self._thread
         if thread is not None:
             thread.join()
-        self._close_source()
+        _close_all([self._close_source, *then])
 
 
 def _size_of(item: object) -> int:

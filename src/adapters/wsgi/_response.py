@@ -18,7 +18,12 @@ interval passes without an item, the iterable yields the idle chunk and waits
 again for the same item. The iterable's ``close()``, which
 the server calls after the last byte or when the client is gone, closes the
 body exactly once (``aclose()`` for an async one), ends the helper, runs the
-work of ``Response.call_on_close`` and releases the request.
+work of ``Response.call_on_close`` and releases the request, in that order
+on every path, as under ASGI: the work comes after the producer's
+``finally``. A sync producer still inside ``next()`` when the client leaves
+cannot be interrupted: the helper thread closes it when that ``next()``
+returns and then runs the work and releases the request, while the server's
+thread, which does not wait for it, goes on to its next request.
 """
 
 from __future__ import annotations
@@ -224,8 +229,11 @@ class _StreamedBody:
 def run_close_work(response: Response, request: WSGIRequest) -> None:
     """Run the work registered with ``response.call_on_close``, in order.
 
-    Called from the iterable's ``close()``: PEP 3333 servers call it after
-    the last byte. A coroutine function runs on an event loop of its own.
+    Called from the iterable's ``close()``, which PEP 3333 servers call
+    after the last byte, once the body is closed; or, when a sync producer
+    of idle chunks was inside ``next()`` then, from the helper thread that
+    runs it, once it has returned and the producer has been closed. A
+    coroutine function runs on an event loop of its own.
     An exception is logged with the request line, and the next function
     still runs.
     """
@@ -480,14 +488,18 @@ def send_response(
         # The source is pulled; the body given is what is closed: a
         # transform's wrapper closes its source.
         source = plan.source
-        puller: _LoopPuller | _ThreadPuller
         if isinstance(source, AsyncIterable):
             puller = _LoopPuller(source, body)
             generator = _idle_chunks(puller, plan)
+            # The producer's finally runs within puller.close().
+            closers[:0] = [generator.close, puller.close]
         else:
-            puller = _ThreadPuller(source, body)
-            generator = _batched_idle_chunks(puller, plan)
-        closers[:0] = [generator.close, puller.close]
+            thread_puller = _ThreadPuller(source, body)
+            generator = _batched_idle_chunks(thread_puller, plan)
+            # NOTE: the closers after the producer's go with it: a producer
+            # inside next() is closed later, on the helper thread, and the
+            # work after the response must not run before its finally.
+            closers = [generator.close, functools.partial(thread_puller.close, closers)]
         _start(start_response, response, exc_info)
         return _StreamedBody(generator, closers, start_response, request, _not_text)
     chunks: Iterator[Any]

@@ -365,12 +365,15 @@ class Response(_HeaderMethods):
         writing an audit record. Functions run in the order registered,
         after the last byte was handed to the server, and also after an
         answer to HEAD, after a failure once the head was sent, and after the
-        client went away. A ``def`` function runs in a worker thread under
-        ASGI (the App's thread pool), from the WSGI iterable's ``close()``
-        under WSGI; an ``async def`` one is awaited on the event loop under
-        ASGI, run on an event loop of its own under WSGI. An exception is
-        logged with the request line on the adapter's logger
-        (``sansio_http.wsgi`` or ``sansio_http.asgi``), and the next
+        client went away; on every path after the body is closed (a
+        producer's ``finally`` has run). A ``def`` function runs in a worker
+        thread under ASGI (the App's thread pool), from the WSGI iterable's
+        ``close()`` under WSGI (or, when a ``def`` producer of keep-alives
+        is inside a step as the client leaves, from the thread that runs
+        it, once that step returned); an ``async def`` one is awaited on
+        the event loop under ASGI, run on an event loop of its own under
+        WSGI. An exception is logged with the request line on the adapter's
+        logger (``sansio_http.wsgi`` or ``sansio_http.asgi``), and the next
         function still runs: the response is gone, nothing answers it again.
 
         The work belongs to this response: a middleware that replaces the

@@ -672,3 +672,138 @@ def test_a_thread_setting_refuses_nonsense(setting: str, value: object) -> None:
     assert setting in {field.name for field in dataclasses.fields(AppConfig)}
     with pytest.raises((ValueError, TypeError), match=setting):
         AppConfig(**{setting: value})  # type: ignore[arg-type]
+
+
+# -- one hand-off for consecutive def steps; mounts and middleware share the lane ----------
+
+
+def count_hand_offs(app: App) -> list[int]:
+    """Count the calls handed to the App's request pool (each is a thread hand-off)."""
+    pool: Any = app.thread_runner
+    counted: list[int] = []
+    put = pool._put
+
+    def counting(job: Any) -> None:
+        counted.append(1)
+        put(job)
+
+    pool._put = counting
+    return counted
+
+
+def test_consecutive_def_steps_are_one_hand_off() -> None:
+    app = App("hops")
+    seen: dict[str, int] = {}
+
+    @app.before_request
+    def before(request: Request) -> None:
+        seen["before"] = threading.get_ident()
+
+    @app.get("/")
+    def view(request: Request) -> str:
+        seen["view"] = threading.get_ident()
+        return "ok"
+
+    @app.after_request
+    def after(request: Request, response: Response) -> Response:
+        seen["after"] = threading.get_ident()
+        return response
+
+    @app.teardown_request
+    def teardown(request: Request, failure: BaseException | None) -> None:
+        seen["teardown"] = threading.get_ident()
+
+    with Client(app, interface="asgi") as client:
+        hand_offs = count_hand_offs(app)
+        assert client.get("/").text == "ok"
+    # Four def steps, one call on the request's thread.
+    assert len(hand_offs) == 1
+    assert len(set(seen.values())) == 1
+
+
+def test_an_async_step_between_def_steps_costs_one_more_hand_off() -> None:
+    app = App("hops-async")
+    seen: dict[str, int] = {}
+
+    @app.before_request
+    def before(request: Request) -> None:
+        seen["before"] = threading.get_ident()
+
+    @app.get("/")
+    async def view(request: Request) -> str:
+        return "ok"
+
+    @app.teardown_request
+    def teardown(request: Request, failure: BaseException | None) -> None:
+        seen["teardown"] = threading.get_ident()
+
+    with Client(app, interface="asgi") as client:
+        hand_offs = count_hand_offs(app)
+        assert client.get("/").text == "ok"
+    # The hook's call, then the teardown's on the lane's thread, which waited.
+    assert len(hand_offs) == 1  # the second goes to the lane's own queue, not the pool's
+    assert seen["before"] == seen["teardown"]
+
+
+class Blocking:
+    """A middleware whose plain hooks may block: they run off the loop."""
+
+    def __init__(self, seen: dict[str, int]) -> None:
+        self.seen = seen
+
+    def process_request(self, request: Request) -> None:
+        self.seen["process_request"] = threading.get_ident()
+
+    def process_response(self, request: Request, response: Response) -> Response:
+        self.seen["process_response"] = threading.get_ident()
+        return response
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+def test_a_def_middleware_hook_and_a_def_view_share_the_thread(interface: Interface) -> None:
+    app = App("middleware-lane")
+    seen: dict[str, int] = {}
+    app.add_middleware(Blocking(seen))
+
+    @app.get("/")
+    def view(request: Request) -> str:
+        seen["view"] = threading.get_ident()
+        return "ok"
+
+    with Client(app, interface=interface) as client:
+        for _ in range(20):
+            seen.clear()
+            assert client.get("/").text == "ok"
+            assert seen.keys() == {"process_request", "view", "process_response"}
+            assert len(set(seen.values())) == 1
+
+
+@pytest.mark.parametrize("interface", INTERFACES)
+def test_a_mounted_app_runs_on_the_thread_of_the_request_it_serves(
+    interface: Interface,
+) -> None:
+    outer = App("outer")
+    inner = App("inner")
+    seen: dict[str, int] = {}
+    outer.add_middleware(Blocking(seen))
+
+    @inner.before_request
+    def inner_before(request: Request) -> None:
+        seen["inner_before"] = threading.get_ident()
+
+    @inner.get("/")
+    def inner_view(request: Request) -> str:
+        seen["inner_view"] = threading.get_ident()
+        return "inner"
+
+    @inner.teardown_request
+    def inner_teardown(request: Request, failure: BaseException | None) -> None:
+        seen["inner_teardown"] = threading.get_ident()
+
+    outer.mount("/in", inner)
+    with Client(outer, interface=interface) as client:
+        for _ in range(20):
+            seen.clear()
+            assert client.get("/in/").text == "inner"
+            assert len(seen) == 5
+            assert len(set(seen.values())) == 1

@@ -99,6 +99,8 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         self.middleware: list[Any] = []
         # Per middleware, its (process_request, process_response) hooks, None
         # where it has none, converted once in add_middleware.
+        #: Whether a middleware hook is not run inline (see add_middleware).
+        self._hooked_middleware = False
         self._middleware_hooks: list[
             tuple[Callable[..., Any] | None, Callable[..., Any] | None]
         ] = []
@@ -291,6 +293,15 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
                 self._prepare_hook(hook, blocking=blocking)
         self.middleware.append(middleware)
         self._middleware_hooks.append((hooks[0], hooks[1]))
+        if any(
+            hook is not None
+            and hook not in self._inline_hooks
+            and not inspect.iscoroutinefunction(hook)
+            for hook in hooks
+        ):
+            # Under ASGI, a plain hook that may block goes through the
+            # pipeline with the view, so that it shares the request's thread.
+            self._hooked_middleware = True
 
     def _prepare_hook(self, hook: Callable[..., Any], *, blocking: bool) -> None:
         if blocking or inspect.iscoroutinefunction(hook):

@@ -72,6 +72,7 @@ class _Dispatching(_ErrorHandling, _Bridges):
     _plain_make_response: bool
     _inline_hooks: set[Callable[..., Any]]
     _middleware_hooks: list[tuple[Callable[..., Any] | None, Callable[..., Any] | None]]
+    _hooked_middleware: bool
 
     def dispatch_sync(self, request: Request, *, propagate: bool | None = None) -> Response:
         """Answer a request from sync code (the WSGI adapter's side).
@@ -157,7 +158,14 @@ class _Dispatching(_ErrorHandling, _Bridges):
         """
         token = _set_request(request)
         try:
-            if self.before_request_funcs or self.after_request_funcs or self.teardown_request_funcs:
+            if (
+                self.before_request_funcs
+                or self.after_request_funcs
+                or self.teardown_request_funcs
+                or self._hooked_middleware
+            ):
+                # NOTE: with a middleware hook that is not inline, the whole
+                # pipeline, so that a request's def steps share one thread.
                 return await self._run_async(self._pipeline(request, propagate))
             # PERF: as in dispatch_sync.
             scopes = self._scopes
@@ -287,7 +295,11 @@ class _Dispatching(_ErrorHandling, _Bridges):
                         converted = self._async(func)
                         target = getattr(converted, BLOCKING, None)
                         if target is not None and lane is None:
+                            # The lane of the request a mounted App serves,
+                            # while its thread waits for it.
                             lane = _lane_var.get()
+                            if lane is not None and not lane.held:
+                                lane = None
                             if lane is None:
                                 make = getattr(self.thread_runner, "lane", None)
                                 if make is not None:

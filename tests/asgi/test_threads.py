@@ -1,0 +1,250 @@
+"""The App's thread pools and lanes (``sansio_http.asgi._threads``), one at a time.
+
+Every wait on another thread is bounded by ``DEADLINE``; no test relies on
+the scheduler's timing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sansio_http.asgi import ThreadPool, ThreadPools
+from sansio_http.asgi._threads import Lane
+
+DEADLINE = 10.0
+
+
+@pytest.fixture
+def pool() -> Iterator[ThreadPool]:
+    made = ThreadPool(2, "test-pool")
+    yield made
+    made.shutdown(wait=True)
+
+
+def test_a_pool_needs_a_thread() -> None:
+    with pytest.raises(ValueError, match="at least one thread"):
+        ThreadPool(0)
+
+
+def test_threads_start_as_calls_come_and_never_past_the_bound(pool: ThreadPool) -> None:
+    assert not pool._workers
+    gate = threading.Event()
+    running: list[int] = []
+
+    def wait() -> int:
+        running.append(threading.get_ident())
+        if not gate.wait(DEADLINE):
+            raise TimeoutError("never released")
+        return threading.get_ident()
+
+    async def main() -> list[int]:
+        calls = [asyncio.ensure_future(pool(wait)) for _ in range(5)]
+        deadline = asyncio.get_running_loop().time() + DEADLINE
+        while len(running) < 2:
+            assert asyncio.get_running_loop().time() < deadline
+            await asyncio.sleep(0.001)
+        # Two threads at most: the other three calls wait their turn.
+        assert len(pool._workers) == 2
+        gate.set()
+        return list(await asyncio.gather(*calls))
+
+    threads = asyncio.run(main())
+    assert len(set(threads)) <= 2
+    assert "2 of 2 threads" in repr(pool)
+
+
+def test_calls_past_the_bound_run_in_order_of_arrival() -> None:
+    pool = ThreadPool(1)
+    order: list[int] = []
+    gate = threading.Event()
+
+    def first() -> None:
+        if not gate.wait(DEADLINE):
+            raise TimeoutError("never released")
+
+    async def main() -> None:
+        blocker = asyncio.ensure_future(pool(first))
+        calls = [asyncio.ensure_future(pool(order.append, number)) for number in range(10)]
+        await asyncio.sleep(0)
+        gate.set()
+        await asyncio.gather(blocker, *calls)
+
+    try:
+        asyncio.run(main())
+    finally:
+        pool.shutdown(wait=True)
+    assert order == list(range(10))
+
+
+def test_submit_returns_the_result_and_raises_the_error(pool: ThreadPool) -> None:
+    def stop() -> None:
+        raise StopIteration
+
+    async def main() -> None:
+        assert await pool.submit(sum, [1, 2, 3]) == 6
+        with pytest.raises(ZeroDivisionError):
+            await pool.submit(divmod, 1, 0)
+        # A future cannot hold StopIteration: it becomes a RuntimeError.
+        with pytest.raises(RuntimeError, match="StopIteration"):
+            await pool.submit(stop)
+
+    asyncio.run(main())
+
+
+def test_a_pool_shut_down_starts_new_threads_when_used_again(pool: ThreadPool) -> None:
+    async def ident() -> int:
+        result: int = await pool(threading.get_ident)
+        return result
+
+    first = asyncio.run(ident())
+    pool.shutdown(wait=True)
+    assert not pool._workers
+    assert asyncio.run(ident()) != 0
+    assert len(pool._workers) == 1
+    del first
+
+
+def held(value: Any) -> tuple[bool, Any]:
+    return True, (threading.get_ident(), value)
+
+
+def let_go(value: Any) -> tuple[bool, Any]:
+    return False, (threading.get_ident(), value)
+
+
+def test_a_lane_runs_every_call_on_one_thread_until_released(pool: ThreadPool) -> None:
+    async def main() -> set[int]:
+        lane = pool.lane()
+        seen = set()
+        for number in range(5):
+            thread, value = await lane.call(held, number)
+            assert value == number
+            assert lane.held
+            seen.add(thread)
+            # Another call meanwhile goes to another thread of the pool.
+            assert await pool(threading.get_ident) != thread
+        lane.release()
+        assert not lane.held
+        return seen
+
+    assert len(asyncio.run(main())) == 1
+
+
+def test_a_lane_call_that_does_not_hold_lets_the_thread_go() -> None:
+    pool = ThreadPool(1)
+
+    async def main() -> None:
+        lane = pool.lane()
+        thread, _ = await lane.call(let_go, None)
+        # The only thread is free again: a plain call gets it.
+        assert await asyncio.wait_for(pool(threading.get_ident), DEADLINE) == thread
+
+    try:
+        asyncio.run(main())
+    finally:
+        pool.shutdown(wait=True)
+
+
+def test_a_cancelled_lane_call_returns_only_once_its_thread_is_done(pool: ThreadPool) -> None:
+    started, release = threading.Event(), threading.Event()
+    finished: list[str] = []
+
+    def slow() -> tuple[bool, None]:
+        started.set()
+        if not release.wait(DEADLINE):
+            raise TimeoutError("never released")
+        finished.append("slow")
+        return True, None
+
+    async def main() -> None:
+        lane: Lane = pool.lane()
+        call = asyncio.ensure_future(lane.call(slow))
+        while not started.is_set():
+            await asyncio.sleep(0.001)
+        call.cancel()
+        await asyncio.sleep(0)
+        # Cancelled twice, it still waits for the thread.
+        call.cancel()
+        await asyncio.sleep(0.01)
+        assert not call.done()
+        assert not finished
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(call, DEADLINE)
+        assert finished == ["slow"]
+        # The lane kept its thread: its next call runs there.
+        thread, _ = await lane.call(held, None)
+        lane.release()
+        assert thread in {worker.ident for worker in pool._workers}
+
+    asyncio.run(main())
+
+
+def test_a_lane_call_cancelled_before_a_thread_took_it_never_runs() -> None:
+    pool = ThreadPool(1)
+    gate = threading.Event()
+    ran: list[str] = []
+
+    def block() -> None:
+        if not gate.wait(DEADLINE):
+            raise TimeoutError("never released")
+
+    def never() -> tuple[bool, None]:
+        ran.append("never")
+        return False, None
+
+    async def main() -> None:
+        blocker = asyncio.ensure_future(pool(block))
+        lane = pool.lane()
+        call = asyncio.ensure_future(lane.call(never))
+        await asyncio.sleep(0)
+        call.cancel()
+        await asyncio.sleep(0)
+        gate.set()
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(call, DEADLINE)
+        await blocker
+        # The thread that skipped the call stays with the lane for its next one.
+        _, value = await lane.call(held, "next")
+        assert value == "next"
+        lane.release()
+
+    try:
+        asyncio.run(main())
+    finally:
+        pool.shutdown(wait=True)
+    assert ran == []
+
+
+def test_the_pools_of_an_app_are_four_and_bounded_apart() -> None:
+    pools = ThreadPools(threads=1, io_threads=2, stream_threads=3, mount_threads=4)
+    assert [pools.requests.size, pools.io.size, pools.streams.size, pools.mounts.size] == [
+        1,
+        2,
+        3,
+        4,
+    ]
+    gate = threading.Event()
+
+    def block() -> None:
+        if not gate.wait(DEADLINE):
+            raise TimeoutError("never released")
+
+    async def main() -> None:
+        # The only request thread is taken; the other pools still answer.
+        blocked = asyncio.ensure_future(pools.requests(block))
+        await asyncio.sleep(0)
+        for other in (pools.io, pools.streams, pools.mounts):
+            assert await asyncio.wait_for(other(threading.get_ident), DEADLINE)
+        gate.set()
+        await blocked
+
+    try:
+        asyncio.run(main())
+    finally:
+        pools.shutdown(wait=True)

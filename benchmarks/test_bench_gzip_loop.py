@@ -25,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,7 +49,8 @@ MODULE = "benchmarks.test_bench_gzip_loop"
 STARTUP_TIMEOUT = 20.0
 TIMEOUT = 60.0
 # NOTE: a bound on another request's latency, measured on a shared machine:
-# generous, and the whole measurement is taken twice before it fails.
+# generous, and the whole measurement is taken twice before it fails. On a
+# busy machine it grows with the time the body takes to compress (see below).
 WORST_PING_BOUND = 0.050
 PING_INTERVAL = 0.003
 
@@ -138,6 +140,13 @@ def uvicorn(attr: str, log: Path) -> Iterator[str]:
 # -- the measurement ---------------------------------------------------------------------
 
 
+def compress_time() -> float:
+    """Return the seconds this machine takes, now, to deflate the big body in one call."""
+    started = time.perf_counter()
+    zlib.compress(BIG, 6)
+    return time.perf_counter() - started
+
+
 def worst_ping(url: str) -> tuple[float, int]:
     """Fetch the big body while pinging; return the worst ping and the ping count.
 
@@ -181,9 +190,14 @@ def worst_ping(url: str) -> tuple[float, int]:
 def test_a_large_gzipped_body_leaves_other_requests_answered(
     attr: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    # NOTE: a regression (the whole body compressed on the loop) holds a ping
+    # for about as long as one call takes to compress it, which a busy
+    # machine stretches as much as the pings; a sixth of it is still far
+    # above what a free loop gives.
+    bound = max(WORST_PING_BOUND, compress_time() / 6) if attr == "ours" else 0.0
     with uvicorn(attr, tmp_path / "uvicorn.log") as url:
         worst, count = worst_ping(url)
-        if attr == "ours" and worst >= WORST_PING_BOUND:
+        if attr == "ours" and worst >= bound:
             # NOTE: a shared machine can stall any process for a moment; a
             # real regression (the whole body compressed on the loop, about
             # a third of a second) is over the bound every time.
@@ -194,4 +208,4 @@ def test_a_large_gzipped_body_leaves_other_requests_answered(
     if attr == "ours":
         # Several pings, or the loop was held for most of the response.
         assert count >= 3, f"only {count} pings during the big response"
-        assert worst < WORST_PING_BOUND, f"worst ping {worst * 1000:.1f} ms"
+        assert worst < bound, f"worst ping {worst * 1000:.1f} ms, over {bound * 1000:.1f} ms"

@@ -24,7 +24,7 @@ import httpx
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-STARTUP_TIMEOUT = 20.0
+STARTUP_TIMEOUT = 30.0
 
 
 #: The in-process test clients, then the servers, as fixture parameters.

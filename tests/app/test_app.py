@@ -592,10 +592,12 @@ def test_method_shortcuts_and_hooks_registry() -> None:
 def test_cancellation_still_runs_teardown() -> None:
     app = App()
     seen: list[str] = []
+    entered = asyncio.Event()
 
     @app.get("/")
     async def slow(request: Request) -> str:
-        await asyncio.sleep(10)
+        entered.set()
+        await asyncio.sleep(30)
         return ""
 
     @app.teardown_request
@@ -604,7 +606,7 @@ def test_cancellation_still_runs_teardown() -> None:
 
     async def main() -> None:
         task = asyncio.create_task(app.dispatch_async(make_request()))
-        await asyncio.sleep(0.01)
+        await asyncio.wait_for(entered.wait(), 30)
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

@@ -77,7 +77,7 @@ def test_wait_disconnect_leaves_body_chunks_to_the_reader() -> None:
         receive.body(b"2")
         chunks = [(await receiver.receive())["body"] for _ in range(2)]
         receive.disconnect()
-        await asyncio.wait_for(listener, 1)
+        await asyncio.wait_for(listener, 30)
         return chunks, receiver.disconnected
 
     assert run(main()) == ([b"1", b"2"], True)

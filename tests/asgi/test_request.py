@@ -389,7 +389,7 @@ class SlowDisk(io.BytesIO):
     def write(self, data: Any, /) -> int:
         if self.tell() + len(data) > DEFAULT_SPOOL_MEMORY:
             self.spooling.set()
-            if not self.release.wait(5):
+            if not self.release.wait(30):
                 raise TimeoutError("the other request never answered")
         return super().write(data)
 
@@ -629,7 +629,7 @@ class GatedSpool(io.BytesIO):
     def write(self, data: Any, /) -> int:
         if self.tell() + len(data) > DEFAULT_SPOOL_MEMORY:
             self.gate.blocked.set()
-            if not self.gate.release.wait(5):
+            if not self.gate.release.wait(30):
                 raise TimeoutError("the test never released the write")
         written = super().write(data)
         self.gate.written += written

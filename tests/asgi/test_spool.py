@@ -86,7 +86,7 @@ def test_stop_drops_the_batches_not_taken_and_waits_for_the_one_being_written() 
     class Slow(io.BytesIO):
         def write(self, data: Any, /) -> int:
             writing.set()
-            if not release.wait(5):
+            if not release.wait(30):
                 raise TimeoutError("the test never released the write")
             written.append(bytes(data))
             return super().write(data)
@@ -99,7 +99,7 @@ def test_stop_drops_the_batches_not_taken_and_waits_for_the_one_being_written() 
         await writer.send([*start(), FileData(b"first")])
         # Waits for the worker to take it, which it does once "first" is written.
         second = asyncio.ensure_future(writer.send([FileData(b"second")]))
-        await loop.run_in_executor(None, writing.wait, 5)
+        assert await loop.run_in_executor(None, writing.wait, 30)
         stopping = asyncio.ensure_future(writer.stop())
         await asyncio.sleep(0)
         assert not stopping.done()

@@ -6,7 +6,7 @@ of 127.0.0.1, one process per server for the whole module. An httpx client
 reads the raw bytes as they arrive: the first event must come while the
 producer is still waiting for the test's gate, keep-alives while it is idle,
 and a client that leaves must get the producer closed, its ``finally``
-noted in a file, within a few seconds.
+noted in a file, within a bound.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ MODULE = "tests.app.test_event_stream"
 SERVERS = ["devserver-wsgi", "devserver-asgi", "gunicorn", "uvicorn", "hypercorn"]
 KINDS = ["sync", "async"]
 TIMEOUT = httpx.Timeout(10.0)
-#: NOTE: generous: the producer of /forever writes every 20 ms, and a server
-#: sees the client gone at the next write or at once.
-CLOSE_BOUND = 5.0
+#: NOTE: generous, for a busy machine: the producer of /forever writes every
+#: 20 ms, and a server sees the client gone at the next write or at once.
+CLOSE_BOUND = 30.0
 
 
 def _start_hypercorn(log: Path) -> servers.Server:

@@ -26,7 +26,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-STARTUP_TIMEOUT = 20.0
+STARTUP_TIMEOUT = 30.0
 TIMEOUT = 10.0
 
 APP = """

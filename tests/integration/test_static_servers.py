@@ -100,7 +100,7 @@ def wait_no_open_files(served: Served) -> list[str]:
     # NOTE: a server may close the file a moment after the client read its
     # last byte (uvicorn's send returns before the adapter's finally runs);
     # a leak stays open for good, so waiting a little tells them apart.
-    deadline = time.monotonic() + 3
+    deadline = time.monotonic() + 20
     while (found := open_files(served)) and time.monotonic() < deadline:
         time.sleep(0.02)
     return found

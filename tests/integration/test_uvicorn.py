@@ -28,7 +28,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 APP = "tests.integration.uvicorn_app"
-STARTUP_TIMEOUT = 15.0
+STARTUP_TIMEOUT = 30.0
 TIMEOUT = 10.0
 _MiB = 1024 * 1024
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
@@ -16,8 +15,6 @@ def echo_wsgi(environ: Environ, start_response: StartResponse) -> Iterable[bytes
     path = environ["PATH_INFO"]
     if path == "/crash":
         raise RuntimeError("boom")
-    if path == "/slow":
-        time.sleep(float(environ.get("QUERY_STRING") or "0.5"))
     if path == "/ignore-body":
         start_response("200 OK", [("Content-Type", "text/plain"), ("Content-Length", "2")])
         return [b"ok"]

@@ -34,7 +34,7 @@ def free_port() -> int:
 
 
 def wait_for(url: str, expected: str, process: subprocess.Popen[Any]) -> None:
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
             if httpx.get(url, timeout=1).text == expected:
@@ -123,7 +123,7 @@ def read_stderr_until(process: subprocess.Popen[str], marker: str) -> list[str]:
     """Return the lines of standard error up to the one holding ``marker``."""
     assert process.stderr is not None
     lines: list[str] = []
-    deadline = time.monotonic() + 15
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         readable, _, _ = select.select([process.stderr], [], [], 0.2)
         if readable:
@@ -190,8 +190,10 @@ def test_an_app_object_is_named_as_written(
     try:
         [line] = read_stderr_until(process, "Serving")
     finally:
+        # At once after the banner: the server is ready to stop cleanly.
         process.send_signal(signal.SIGINT)
-        process.communicate(timeout=15)
+        process.communicate(timeout=30)
+    assert process.returncode == 0
     name = spec if ":" in spec else spec + ":app"
     assert f"Serving {name} ({interface}) on http://127.0.0.1:" in line
     assert "<locals>" not in line

@@ -61,11 +61,11 @@ def test_slow_small_uploads_hold_no_wsgi_thread(serve: Serve) -> None:
                 stop.wait(0.1)
 
         for sock in slow:
-            sock.sendall(b"POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n")
+            sock.sendall(b"POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 300\r\n\r\n")
         dripping = threading.Thread(target=drip)
         dripping.start()
         try:
-            # One thread, three slow bodies of 5 s each: without the prefetch
+            # One thread, three slow bodies of 30 s each: without the prefetch
             # the request below would wait for all three.
             with running.connect(timeout=10) as sock:
                 sock.sendall(b"GET /next HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -118,12 +118,16 @@ def test_a_body_at_the_minimum_rate_is_read(serve: Serve) -> None:
 
 def test_time_the_application_spends_between_reads_is_not_the_clients(serve: Serve) -> None:
     first_read = threading.Event()
+    sent = threading.Event()
 
     def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
         stream = environ["wsgi.input"]
         head = stream.read(5)
         first_read.set()
-        time.sleep(1.0)  # longer than the whole allowance below
+        # The rest is on its way, then the application takes longer than
+        # the whole allowance below before it reads it.
+        assert sent.wait(30)
+        time.sleep(1.0)
         rest = stream.read(5)
         start_response("200 OK", [("Content-Length", "10")])
         return [head + rest]
@@ -134,8 +138,9 @@ def test_time_the_application_spends_between_reads_is_not_the_clients(serve: Ser
     with serve(app, **options) as running:
         with running.connect() as sock:
             sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nfirst")
-            assert first_read.wait(5)
+            assert first_read.wait(30)
             sock.sendall(b"later")
+            sent.set()
             [(response, body)] = read_responses(sock, 1)
     assert response.status_code == 200
     assert body == b"firstlater"
@@ -152,7 +157,7 @@ def busy_loop(running: Running) -> Iterator[None]:
         release.wait(20)
 
     running.loop.call_soon_threadsafe(block)
-    assert blocked.wait(5)
+    assert blocked.wait(30)
     try:
         yield
     finally:

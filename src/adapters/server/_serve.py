@@ -217,13 +217,17 @@ class Server:
     async def serve(self, ready: Callable[[Server], None] | None = None) -> None:
         """Serve until SIGINT or SIGTERM, then shut down gracefully."""
         await self.start()
-        if ready is not None:
-            ready(self)
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
+        # Before ready() logs "press Ctrl+C to stop": a signal sent as soon as
+        # that line shows must stop the server, not find the default action
+        # (a traceback, or no shutdown at all) or, when the server was started
+        # with SIGINT ignored (a background job), be lost.
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
+        if ready is not None:
+            ready(self)
         try:
             await stop.wait()
         finally:

@@ -35,8 +35,9 @@ class AppConfig:
 
     Each bound is of a pool of its own, so that no kind of blocking work can
     take the threads another needs; past a bound, calls wait their turn in
-    order of arrival. Threads start as work arrives. Under WSGI the server's
-    worker threads run everything, and these four are unused.
+    order of arrival. No thread starts before a pool's first call. Under
+    WSGI the server's worker threads run everything, and these four are
+    unused.
 
     Raises:
         ValueError: A thread bound is not a whole number of at least 1.

@@ -49,6 +49,29 @@ _reset_request: Final = request_var.reset
 
 _Pipeline = Generator[Call, Any, Response]
 
+
+class _Raised:
+    """What :func:`_call_view` returns for a view that raised."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _call_view(view: Callable[..., Any], request: Request, values: dict[str, Any]) -> Any:
+    """Call a def view on its lane's thread: ``(hold, result)`` for ``Lane.call``.
+
+    The thread stays with the lane only when the view raised, for the
+    error handlers that follow.
+    """
+    try:
+        # PERF: a call without ** when there are no values.
+        return False, (view(request, **values) if values else view(request))
+    except Exception as exc:
+        return True, _Raised(exc)
+
+
 # The lane of the request being dispatched, for the dispatch of a mounted App.
 _lane_var: Final[ContextVar[Lane | None]] = ContextVar("sansio_http.lane", default=None)
 
@@ -171,6 +194,8 @@ class _Dispatching(_ErrorHandling, _Bridges):
             scopes = self._scopes
             entered: list[Callable[..., Any]] | None = None
             failed: Exception | None = None
+            # The lane of a def view that raised: its error handlers run there.
+            lane: Lane | None = None
             try:
                 early: Response | None = None
                 if self._middleware_hooks:
@@ -193,18 +218,30 @@ class _Dispatching(_ErrorHandling, _Bridges):
                 if isinstance(answer, tuple):
                     endpoint, values = answer
                     scopes = endpoint.scopes
-                    # With hooks on a blueprint around the view, the pipeline
-                    # runs; and for a def view, so that the view, its error
-                    # handlers and the process_response hooks share its thread.
-                    if not endpoint.blocking and (
-                        not endpoint.blueprints or not hooked(endpoint.blueprints)
-                    ):
-                        # PERF: a call without ** when there are no values.
-                        result = await (
-                            endpoint.async_view(request, **values)
-                            if values
-                            else endpoint.async_view(request)
-                        )
+                    # With hooks on a blueprint around the view, the pipeline runs.
+                    if not endpoint.blueprints or not hooked(endpoint.blueprints):
+                        blocking = endpoint.blocking
+                        if blocking is None:
+                            # PERF: a call without ** when there are no values.
+                            result = await (
+                                endpoint.async_view(request, **values)
+                                if values
+                                else endpoint.async_view(request)
+                            )
+                        else:
+                            # PERF: a def view alone is one call on a lane of
+                            # its own, which keeps its thread only when the
+                            # view raises, for the error handlers.
+                            lane = self._own_lane()
+                            if lane is None:
+                                # The pipeline, on the lane of the request a
+                                # mounted App serves, or without lanes.
+                                return await self._run_async(
+                                    self._pipeline(request, propagate, answer, entered)
+                                )
+                            result = await lane.call(_call_view, blocking, request, values)
+                            if result.__class__ is _Raised:
+                                raise result.error
                         # PERF: a Response as it is, unless a subclass makes its own.
                         answer = (
                             result
@@ -217,20 +254,39 @@ class _Dispatching(_ErrorHandling, _Bridges):
                 # A cancellation is no Exception: it propagates, as it would
                 # from the pipeline when there are no teardown hooks to run.
                 failed = exc
-            if failed is not None:
-                answer, _ = await self._run_async(
-                    self._handle_exception(request, failed, scopes, propagate)
-                )
-            if isinstance(answer, tuple):
-                return await self._run_async(self._pipeline(request, propagate, answer, entered))
-            response = answer
-            if entered:
-                response, _ = await self._run_async(
-                    self._exit_middleware(request, response, entered, propagate)
-                )
-            return response
+            try:
+                if failed is not None:
+                    answer, _ = await self._run_async(
+                        self._handle_exception(request, failed, scopes, propagate), lane
+                    )
+                if isinstance(answer, tuple):
+                    return await self._run_async(
+                        self._pipeline(request, propagate, answer, entered)
+                    )
+                response = answer
+                if entered:
+                    response, _ = await self._run_async(
+                        self._exit_middleware(request, response, entered, propagate), lane
+                    )
+                return response
+            finally:
+                if lane is not None and lane.held:
+                    lane.release()
         finally:
             _reset_request(token)
+
+    def _own_lane(self) -> Lane | None:
+        """Return a new lane of the thread runner's, or None.
+
+        None when the runner has no lanes, or when this is the dispatch of a
+        mounted App whose request holds a lane already (the pipeline takes
+        that one).
+        """
+        outer = _lane_var.get()
+        if outer is not None and outer.held:
+            return None
+        make = getattr(self.thread_runner, "lane", None)
+        return None if make is None else cast(Lane, make())
 
     def _enter_middleware_sync(
         self, request: Request, entered: list[Callable[..., Any]]
@@ -263,17 +319,16 @@ class _Dispatching(_ErrorHandling, _Bridges):
             except BaseException as exc:
                 error = exc
 
-    async def _run_async(self, steps: Generator[Call, Any, T]) -> T:
+    async def _run_async(self, steps: Generator[Call, Any, T], lane: Lane | None = None) -> T:
         """Drive a pipeline from async code: await each function it yields.
 
         A plain function that ``ensure_async`` would run in a thread runs,
         with every such function after it, in one call on the request's
         lane (see :meth:`_blocking_steps`), when the thread runner offers
-        lanes.
+        lanes. ``lane`` is one the caller holds and lets go of itself.
         """
         sent: Any = None
         error: BaseException | None = None
-        lane: Lane | None = None
         token: Any = None
         try:
             while True:

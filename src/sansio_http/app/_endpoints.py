@@ -23,8 +23,8 @@ class Endpoint:
         blueprints: The scopes after the App.
         sync_view: The view as :meth:`App.ensure_sync` converted it.
         async_view: The view as :meth:`App.ensure_async` converted it.
-        blocking: Whether ``async_view`` runs a plain function in a thread
-            (the default ``ensure_async`` of a ``def`` view).
+        blocking: The plain function ``async_view`` runs in a thread (the
+            default ``ensure_async`` of a ``def`` view), or None.
     """
 
     # PERF: slots, and the converted views kept here, so that dispatch reads
@@ -43,7 +43,7 @@ class Endpoint:
         self.blueprints = scopes[1:]
         self.sync_view = sync_view
         self.async_view = async_view
-        self.blocking = hasattr(async_view, BLOCKING)
+        self.blocking: Callable[..., Any] | None = getattr(async_view, BLOCKING, None)
 
 
 def hooked(scopes: tuple[_Scaffold, ...]) -> bool:

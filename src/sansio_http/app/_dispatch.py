@@ -413,11 +413,11 @@ class _Dispatching(_ErrorHandling, _Bridges):
                 except StopIteration as done:
                     return keep, (True, done.value)
             func, args, kwargs = step
-            if func not in inline:
-                target = getattr(self._async(func), BLOCKING, None)
-                if target is None:
-                    return True, (False, step)
-                func = target
+            # A hook that does not block runs on the loop, as promised.
+            target = None if func in inline else getattr(self._async(func), BLOCKING, None)
+            if target is None:
+                return True, (False, step)
+            func = target
 
     def _pipeline(
         self,

@@ -8,9 +8,9 @@ latency of other requests, not a throughput:
 
 - **Chat streams.** ``N_STREAMS`` clients each read a reply that a ``def``
   producer streams, three tokens a second apart, blocking its thread
-  between them. With a thread per stream (``AppConfig.stream_threads``, 128
-  by default) they all take about as long as one; meanwhile a static file
-  and a ``def`` view must keep answering at once, since their pools are
+  between them. With a thread per stream (``AppConfig.stream_threads``, set
+  to ``N_STREAMS`` here) they all take about as long as one; meanwhile a
+  static file and a ``def`` view must keep answering at once, since their pools are
   others. The same scenario runs against Starlette (a sync generator in a
   ``StreamingResponse``, ``StaticFiles``, a ``def`` endpoint, all in anyio's
   one pool of 40 threads); its figures are printed for comparison, not
@@ -48,9 +48,10 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parent.parent
 MODULE = "benchmarks.thread_model_apps"
 TIMEOUT = 30.0
-#: Concurrent chat streams: well under ``stream_threads`` (128), and under
-#: Starlette's 40 threads, so that both are measured doing the same work.
-N_STREAMS = 12
+#: Concurrent chat streams: as many as the App's stream limit
+#: (``thread_model_apps.STREAM_THREADS``), and under Starlette's 40 threads,
+#: so that both are measured doing the same work.
+N_STREAMS = 16
 #: What the many streams may take, as a multiple of one stream's time: each
 #: blocks its own thread, so they overlap whole.
 STREAMS_RATIO = 1.1

@@ -11,7 +11,8 @@ Each answers the same requests:
 
 ``ours`` (the :class:`~sansio_http.App` through ``to_asgi``) also mounts a
 plain WSGI application at ``/upload/`` that reads its whole body, with
-``AppConfig(mount_threads=MOUNT_THREADS)``. ``starlette_app`` is the same
+``AppConfig(mount_threads=MOUNT_THREADS, stream_threads=STREAM_THREADS)``.
+``starlette_app`` is the same
 with Starlette: a sync generator in a ``StreamingResponse``, a ``def``
 endpoint, ``StaticFiles``; Starlette runs all three in anyio's one pool of
 40 threads.
@@ -41,6 +42,8 @@ TOKENS = 3
 TOKEN_INTERVAL = 1.0
 #: Small, so that a few slow uploads fill the pool of mounted WSGI applications.
 MOUNT_THREADS = 4
+#: The stream limit of the App: as many concurrent streams as the benchmark runs.
+STREAM_THREADS = 16
 
 
 def chat_tokens() -> Iterator[str]:
@@ -61,7 +64,10 @@ def read_upload(environ: dict[str, Any], start_response: Callable[..., Any]) -> 
 
 
 def _ours() -> App:
-    app = App("thread-model-bench", config=AppConfig(mount_threads=MOUNT_THREADS))
+    app = App(
+        "thread-model-bench",
+        config=AppConfig(mount_threads=MOUNT_THREADS, stream_threads=STREAM_THREADS),
+    )
     app.static("/static", STATIC)
     app.mount("/upload", read_upload)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from sansio_http.messages._errors import MethodNotAllowed, NotFound
 from sansio_http.routing._answers import AllowedMethods, RequestRedirect
@@ -302,14 +302,18 @@ class Router:
 
         Values that no placeholder takes become the query string. Literal
         text and values are percent-encoded to RFC 3986 form (§2.1, §3.3),
-        so that ``match()`` of the decoded path gives the values back, save a
-        ``/`` in a value whose placeholder holds no slashes.
+        so that ``match()`` of the decoded path gives the values back; a
+        value whose placeholder would not match its decoded text back is
+        refused. The check is made per placeholder: two placeholders in one
+        segment (``<a>-<b>``) may still split their text otherwise, and a
+        rule added before may still take the URL (``/users/new`` before
+        ``/users/<name>``).
 
         SECURITY: the result stays on this host (unless ``base_url`` names
         one): it never starts with ``//`` or ``/\``, which browsers read as
-        the start of another host, whatever the values; ``{"p":
-        "/evil.example"}`` for ``/<path:p>`` gives ``/%2Fevil.example``, which
-        is matched as ``//evil.example`` and gives ``p`` back.
+        the start of another host, whatever the values and the root path;
+        ``{"p": "/evil.example"}`` for ``/<path:p>`` is refused, and a rule
+        or root path starting with ``//`` is written ``/%2F``.
 
         Args:
             endpoint: The rule's endpoint.
@@ -323,7 +327,10 @@ class Router:
         Raises:
             LookupError: No rule of that endpoint fits the values.
             ValueError: A converter refuses a value, such as a negative
-                number or a float that is not finite.
+                number or a float that is not finite, or its placeholder
+                would not match the value back: a ``path`` value starting
+                with ``/``, an empty value, a ``/`` in the value of any
+                other placeholder. The message names the rule and the value.
         """
         values = {k: v for k, v in (values or {}).items() if v is not None}
         for rule, template in self._by_endpoint.get(endpoint, ()):
@@ -339,12 +346,21 @@ class Router:
                     texts.append(piece)
                     continue
                 name, converter = piece
-                text = converter.to_url(values[name] if name in values else rule.defaults[name])
+                value = values[name] if name in values else rule.defaults[name]
+                try:
+                    text = converter.to_url(value)
+                except ValueError as exc:
+                    raise ValueError(
+                        f"cannot build rule {rule.rule!r} (endpoint {endpoint!r}) with "
+                        f"{name}={value!r}: {exc}"
+                    ) from exc
                 # SECURITY: a converter of the application's own may write raw
                 # text. What a path may not hold is encoded here ("%" aside,
                 # which starts the escapes it wrote), so no tab, line feed or
                 # backslash reaches a browser, which would drop or read it as "/".
-                texts.append(quote(text, safe=_BUILT_SAFE))
+                text = quote(text, safe=_BUILT_SAFE)
+                _refuse_unmatched(rule, endpoint, name, value, converter, text)
+                texts.append(text)
             url = _local_path(root_path, "".join(texts))
             extra = [
                 (k, v)
@@ -357,6 +373,31 @@ class Router:
                 url += "#" + quote(anchor, safe="/?:@!$&'()*+,;=-._~")
             return (base_url.rstrip("/") + url) if base_url else url
         raise LookupError(f"no rule for endpoint {endpoint!r} with arguments {sorted(values)}")
+
+
+def _refuse_unmatched(
+    rule: Rule, endpoint: str, name: str, value: Any, converter: Converter, text: str
+) -> None:
+    """Refuse a value whose URL text its placeholder would not match back.
+
+    ``Request.path`` is decoded, so the placeholder sees ``text`` decoded: a
+    ``path`` value starting with ``/`` (``%2F`` comes back as a slash), an
+    empty value, or a ``/`` in the value of a placeholder that takes none
+    would build a URL that is a 404, or that another rule answers.
+
+    Raises:
+        ValueError: The converter does not match the decoded text; the
+            message names the rule and the value.
+    """
+    # PERF: most texts hold no escape, and unquote() is the dearer step.
+    if converter.match(unquote(text) if "%" in text else text):
+        return
+    raise ValueError(
+        f"cannot build rule {rule.rule!r} (endpoint {endpoint!r}) with {name}={value!r}: "
+        f"the URL would not match back to that value, which <{name}> does not take "
+        "(a path value may not start with '/', a value may not be empty, and only a "
+        "path placeholder takes '/'); pass a value the placeholder matches"
+    )
 
 
 def _template(segment: str, converters: Mapping[str, Converter]) -> _Template:

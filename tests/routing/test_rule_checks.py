@@ -151,3 +151,58 @@ def test_the_app_refuses_starlettes_spelling_when_the_view_is_registered(
 def test_a_lone_brace_stays_literal_text(rule: str) -> None:
     router = Router([Rule(rule, "x")])
     assert router.match(rule)[0].rule == rule
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (Rule("/<path:a>", "a"), Rule("/<path:a>/<path:b>", "b")),
+        (Rule("/<path:a>/<path:b>", "b"), Rule("/<path:a>", "a")),
+        (Rule("/x/<path:a>", "a"), Rule("/x/<path:p>/<path:q>/y", "b")),
+        (Rule("/<path:a>", "a", methods=["GET", "POST"]), Rule("/<path:a>/<path:b>", "b")),
+        (Rule("/<path:a>", "a", websocket=True), Rule("/<path:a>/<path:b>", "b", websocket=True)),
+    ],
+)
+def test_a_rule_a_path_placeholder_shadows_is_refused_in_either_order(
+    first: Rule, second: Rule
+) -> None:
+    router = Router([first])
+    with pytest.raises(ValueError, match="takes the rest of every path first") as info:
+        router.add(second)
+    message = str(info.value)
+    hidden, shadow = (second, first) if first.endpoint == "a" else (first, second)
+    assert message.startswith(f"rule {hidden.rule!r} (endpoint {hidden.endpoint!r}) could never")
+    assert repr(shadow.rule) in message
+    assert router.rules == [first]
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        Rule("/<path:a>/<path:b>", "b", methods=["POST"]),
+        Rule("/<path:a>/<path:b>", "b", websocket=True),
+        Rule("/<path:a>/edit", "b"),
+        Rule("/<path:a>/<b>", "b"),
+        Rule("/<path:a>/x/<path:b>", "b"),
+        Rule("/f-<path:a>/<path:b>", "b"),
+        Rule("/<path:a>/<int:n>/<path:b>", "b"),
+    ],
+)
+def test_a_rule_after_a_path_placeholder_that_can_match_is_taken(second: Rule) -> None:
+    router = Router([Rule("/<path:a>", "a")])
+    router.add(second)
+    assert router.rules[-1] is second
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+def test_the_app_refuses_a_shadowed_rule_when_it_is_registered(interface: Interface) -> None:
+    app = App()
+
+    @app.get("/<path:a>")
+    def whole(request: Request, a: str) -> str:
+        return a
+
+    with pytest.raises(ValueError, match="could never match"):
+        app.get("/<path:a>/<path:b>")(view)
+    with Client(app, interface=interface) as client:
+        assert client.get("/x/y/z").text == "x/y/z"

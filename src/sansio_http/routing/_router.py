@@ -21,6 +21,7 @@ from sansio_http.routing._converters import (
     DEFAULT_CONVERTERS,
     SEGMENT_SAFE,
     Converter,
+    PathConverter,
     segment_text,
 )
 from sansio_http.routing._rules import _PLACEHOLDER, Match, Rule, _Part
@@ -66,10 +67,13 @@ class Router:
         """Add a rule; return it.
 
         Raises:
-            ValueError: The rule names an unknown converter, or it could never
-                match: a rule added before has the same path (whatever its
-                placeholders are called), the same websocket flag and every
-                method it allows.
+            ValueError: The rule names an unknown converter, or it or a rule
+                added before could never match: a rule added before has the
+                same path (whatever its placeholders are called), the same
+                websocket flag and every method it allows; or a path
+                placeholder follows a whole ``<path:...>`` segment where
+                another rule of those methods ends (``/<path:a>/<path:b>``
+                beside ``/<path:a>``, in either order).
         """
         converters: dict[str, Converter] = {}
         keys: list[str | _Part] = []
@@ -78,6 +82,7 @@ class Router:
             keys.append(self._key(segment, rule, converters))
             template.extend(_template(segment, converters))
         self._refuse_repeats(rule, keys)
+        self._refuse_shadowed(rule, keys)
         node = self._root
         for key in keys:
             node = node.child(key)
@@ -103,6 +108,48 @@ class Router:
                 f"(endpoint {same[0].endpoint!r}): it could never match; give it another "
                 "path or methods that no rule of that path takes"
             )
+
+    def _refuse_shadowed(self, rule: Rule, keys: list[str | _Part]) -> None:
+        """Refuse a rule with a path placeholder after a whole ``<path:...>``
+        segment where a rule ends, or one that would end there.
+
+        A whole ``<path:a>`` segment that ends a rule takes the rest of the
+        path before a path placeholder after it is tried (see the docs'
+        order), so ``/<path:a>/<path:b>`` gets only the paths ``/<path:a>``
+        refuses: those holding a line feed at the start of a segment, and
+        the methods it does not take. Only that case is refused; a literal
+        or a one-segment placeholder after the path placeholder is tried
+        before it, and other converters may refuse what ``b`` would take.
+        """
+        node: _Node | None = self._root
+        for position, key in enumerate(keys):
+            if node is None:
+                return
+            node = node.find(key)
+            if node is None or not _whole_path(key):
+                continue
+            if position + 1 < len(keys):
+                following = keys[position + 1]
+                if isinstance(following, _Part) and following.spans:
+                    shadow = [o for o in node.rules if o.websocket == rule.websocket]
+                    if _covers(shadow, [rule]):
+                        self._shadowed(rule, shadow[0])
+            else:
+                below = [o for o in _rules_below(node) if o.websocket == rule.websocket]
+                same = [o for o in node.rules if o.websocket == rule.websocket]
+                for other in below:
+                    if _covers([*same, rule], [other]):
+                        self._shadowed(other, rule)
+
+    @staticmethod
+    def _shadowed(hidden: Rule, shadow: Rule) -> None:
+        raise ValueError(
+            f"rule {hidden.rule!r} (endpoint {hidden.endpoint!r}) could never match: "
+            f"{shadow.rule!r} (endpoint {shadow.endpoint!r}) takes the rest of every path "
+            "first; write a literal segment or a one-segment placeholder after the path "
+            "placeholder (such as '/<path:a>/edit' or '/<path:a>/<b>'), or give the rules "
+            "different methods"
+        )
 
     def _key(self, segment: str, rule: Rule, converters: dict[str, Converter]) -> str | _Part:
         """Return a segment's text, or its part where it holds placeholders."""
@@ -373,6 +420,34 @@ class Router:
                 url += "#" + quote(anchor, safe="/?:@!$&'()*+,;=-._~")
             return (base_url.rstrip("/") + url) if base_url else url
         raise LookupError(f"no rule for endpoint {endpoint!r} with arguments {sorted(values)}")
+
+
+def _whole_path(key: str | _Part) -> bool:
+    """Return whether a key is a segment filled by one ``<path:...>``."""
+    return isinstance(key, _Part) and key.whole and type(key.converters[0]) is PathConverter
+
+
+def _covers(shadow: list[Rule], hidden: list[Rule]) -> bool:
+    """Return whether ``shadow`` takes every request ``hidden`` would."""
+    if not shadow:
+        return False
+    if hidden[0].websocket:
+        return True
+    taken = frozenset().union(*(other.allowed for other in shadow))
+    return all(rule.allowed <= taken for rule in hidden)
+
+
+def _rules_below(node: _Node) -> list[Rule]:
+    """Return the rules under the path placeholders that follow ``node``."""
+    found: list[Rule] = []
+    stack = [child for _, child in node.spans]
+    while stack:
+        current = stack.pop()
+        found.extend(current.rules)
+        stack.extend(current.static.values())
+        stack.extend(child for _, child in current.parts)
+        stack.extend(child for _, child in current.spans)
+    return found
 
 
 def _refuse_unmatched(

@@ -110,10 +110,10 @@ class Router:
             )
 
     def _refuse_shadowed(self, rule: Rule, keys: list[str | _Part]) -> None:
-        """Refuse a rule with a path placeholder after a whole ``<path:...>``
-        segment where a rule ends, or one that would end there.
+        """Refuse a rule that a rule ending at a ``<path:...>`` segment hides.
 
-        A whole ``<path:a>`` segment that ends a rule takes the rest of the
+        The new rule may be either: the one that ends or the one that goes
+        on. A whole ``<path:a>`` segment that ends a rule takes the rest of the
         path before a path placeholder after it is tried (see the docs'
         order), so ``/<path:a>/<path:b>`` gets only the paths ``/<path:a>``
         refuses: those holding a line feed at the start of a segment, and

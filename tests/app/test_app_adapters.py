@@ -104,6 +104,41 @@ def test_url_for_honours_the_root_path(interface: str) -> None:
     assert c.get("/mount/admin/reports/2020").json()["url"] == "/mount/admin/reports/2020"
 
 
+def test_url_for_refuses_values_that_would_not_route_back(interface: str) -> None:
+    app = App()
+
+    @app.get("/users/<name>")
+    def user(request: Request, name: str) -> str:
+        return name
+
+    @app.get("/users/")
+    def users(request: Request) -> str:
+        return "all users"
+
+    @app.get("/files/<path:p>")
+    def files(request: Request, p: str) -> str:
+        return p
+
+    @app.get("/build")
+    def build_urls(request: Request) -> Any:
+        refused = {}
+        cases: list[tuple[str, dict[str, Any]]] = [("user", {"name": ""}), ("files", {"p": "/x"})]
+        for endpoint, values in cases:
+            try:
+                refused[endpoint] = app.url_for(endpoint, **values)
+            except ValueError as exc:
+                refused[endpoint] = str(exc)
+        return {"built": app.url_for("files", p="a/b"), "refused": refused}
+
+    c = client(app, interface)
+    data = c.get("/build").json()
+    assert c.get(data["built"]).text == "a/b"
+    assert data["refused"]["user"].startswith("cannot build rule '/users/<name>'")
+    assert "name=''" in data["refused"]["user"]
+    assert data["refused"]["files"].startswith("cannot build rule '/files/<path:p>'")
+    assert "p='/x'" in data["refused"]["files"]
+
+
 def test_405_head_and_options(interface: str) -> None:
     app, _ = build()
     c = client(app, interface)

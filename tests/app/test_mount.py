@@ -18,7 +18,7 @@ from starlette.requests import Request as StarletteRequest
 from starlette.responses import JSONResponse as StarletteJSON
 from starlette.routing import Route
 
-from sansio_http import App, Blueprint, Middleware, Request, Response
+from sansio_http import App, Blueprint, Middleware, Request, Response, current_request
 from sansio_http.asgi import to_asgi
 from sansio_http.testing import Client, WebSocketDenied
 from sansio_http.wsgi import to_wsgi
@@ -101,6 +101,9 @@ def build() -> tuple[App, App]:
             "url": request.url,
             "self": admin.url_for("index"),
             "page": admin.url_for("page", number=2),
+            "outer_home": outer.url_for("home"),
+            "outer_admin": outer.url_for("admin.index"),
+            "outer_external": outer.url_for("admin.page", number=1, _external=True),
         }
 
     @admin.get("/page/<int:number>")
@@ -157,6 +160,17 @@ def test_mounts_nest_and_add_up_their_prefixes(client: Client) -> None:
 def test_the_server_root_path_comes_before_the_prefix(client: Client) -> None:
     data = client.get("/app/admin/", root_path="/app").json()
     assert (data["root_path"], data["path"], data["self"]) == ("/app/admin", "/", "/app/admin/")
+
+
+@pytest.mark.parametrize("root_path", ["", "/app"])
+def test_the_outer_apps_url_for_ignores_the_prefix_inside_a_mounted_app(
+    client: Client, root_path: str
+) -> None:
+    data = client.get(f"{root_path}/admin/", root_path=root_path).json()
+    assert data["outer_home"] == f"{root_path}/"
+    assert data["outer_admin"] == f"{root_path}/admin/"
+    assert data["outer_external"] == f"http://testserver{root_path}/admin/page/1"
+    assert data["self"] == f"{root_path}/admin/"
 
 
 def test_url_for_builds_into_a_mounted_app_by_its_name(client: Client) -> None:
@@ -463,6 +477,38 @@ def test_a_websocket_reaches_a_mounted_app() -> None:
     outer.mount("/admin", admin)
     with Client(outer, interface="asgi") as client, client.websocket_connect("/admin/live") as ws:
         assert ws.receive_text() == "/admin"
+
+
+def test_a_websocket_view_sees_the_request_context() -> None:
+    outer, admin = App("outer"), App("admin")
+
+    @admin.get("/page")
+    def page(request: Request) -> str:
+        return "page"
+
+    @admin.websocket("/live")
+    async def live(websocket: Any) -> None:
+        await websocket.accept()
+        await websocket.send_json(
+            [
+                admin.url_for("page"),
+                admin.url_for("page", _external=True),
+                outer.url_for("admin.page"),
+                current_request.root_path,
+                current_request.path,
+            ]
+        )
+
+    outer.mount("/admin", admin)
+    with Client(outer, interface="asgi", root_path="/app") as client:
+        with client.websocket_connect("/app/admin/live") as ws:
+            assert ws.receive_json() == [
+                "/app/admin/page",
+                "ws://testserver/app/admin/page",
+                "/app/admin/page",
+                "/app/admin",
+                "/live",
+            ]
 
 
 # -- what mount() refuses --------------------------------------------------------------

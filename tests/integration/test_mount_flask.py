@@ -117,6 +117,11 @@ def build(*, asgi: bool) -> App:
             "self": admin.url_for("index", _external=True),
         }
 
+    @admin.get("/outer")
+    def outer_urls(request: Request) -> Any:
+        # The outer App's URLs, built inside the mounted App's request.
+        return {"home": outer.url_for("home"), "admin": outer.url_for("admin.index")}
+
     outer.mount("/admin", admin)
     outer.mount("/flask", make_flask())
     if asgi:
@@ -178,6 +183,7 @@ def test_the_sansio_apps_beside_flask(client: Client) -> None:
         "self": "http://testserver/admin/",
     }
     assert client.get("/administrator").text == "outer"
+    assert client.get("/admin/outer").json() == {"home": "/", "admin": "/admin/"}
 
 
 def test_starlette_lifespan_runs_once_inside_the_apps() -> None:

@@ -40,6 +40,7 @@ def test_a_mounted_app_and_url_for(http: httpx.Client) -> None:
         "self": f"{http.base_url}/admin/",
     }
     assert http.get("/administrator").text == "outer"
+    assert http.get("/admin/outer").json() == {"home": "/", "admin": "/admin/"}
     redirect = http.get("/admin?x=1")
     assert (redirect.status_code, redirect.headers["location"]) == (308, "/admin/?x=1")
 

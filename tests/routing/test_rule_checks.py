@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from sansio_http import Request
 from sansio_http.app import App, Blueprint
 from sansio_http.routing import Router, Rule
+from sansio_http.testing import Client, Interface
 
 
 def view() -> str:
@@ -109,3 +111,98 @@ def test_the_app_refuses_a_repeated_rule_when_it_is_registered() -> None:
 
     with pytest.raises(ValueError, match="could never match"):
         app.get("/x")(other)
+
+
+@pytest.mark.parametrize(
+    ("rule", "fix"),
+    [
+        ("/numbers/{n:int}", "/numbers/<int:n>"),
+        ("/users/{name}", "/users/<name>"),
+        ("/files/{rest:path}", "/files/<path:rest>"),
+        ("/a/{x:str}/b", "/a/<string:x>/b"),
+        ("/report-{n:float}.pdf", "/report-<float:n>.pdf"),
+    ],
+)
+def test_starlettes_placeholder_spelling_is_refused_naming_the_fix(rule: str, fix: str) -> None:
+    with pytest.raises(ValueError, match="matched as literal text") as info:
+        Rule(rule, "x")
+    assert repr(rule) in str(info.value)
+    assert repr(fix) in str(info.value)
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+def test_the_app_refuses_starlettes_spelling_when_the_view_is_registered(
+    interface: Interface,
+) -> None:
+    app = App()
+    with pytest.raises(ValueError, match=r"write '/numbers/<int:n>'"):
+        app.get("/numbers/{n:int}")(view)
+    assert app.router.rules == []
+
+    @app.get("/numbers/<int:n>")
+    def number(request: Request, n: int) -> str:
+        return str(n * 2)
+
+    with Client(app, interface=interface) as client:
+        assert client.get("/numbers/5").text == "10"
+
+
+@pytest.mark.parametrize("rule", ["/a{b", "/a}b", "/{/x}", "/x/}{"])
+def test_a_lone_brace_stays_literal_text(rule: str) -> None:
+    router = Router([Rule(rule, "x")])
+    assert router.match(rule)[0].rule == rule
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        (Rule("/<path:a>", "a"), Rule("/<path:a>/<path:b>", "b")),
+        (Rule("/<path:a>/<path:b>", "b"), Rule("/<path:a>", "a")),
+        (Rule("/x/<path:a>", "a"), Rule("/x/<path:p>/<path:q>/y", "b")),
+        (Rule("/<path:a>", "a", methods=["GET", "POST"]), Rule("/<path:a>/<path:b>", "b")),
+        (Rule("/<path:a>", "a", websocket=True), Rule("/<path:a>/<path:b>", "b", websocket=True)),
+    ],
+)
+def test_a_rule_a_path_placeholder_shadows_is_refused_in_either_order(
+    first: Rule, second: Rule
+) -> None:
+    router = Router([first])
+    with pytest.raises(ValueError, match="takes the rest of every path first") as info:
+        router.add(second)
+    message = str(info.value)
+    hidden, shadow = (second, first) if first.endpoint == "a" else (first, second)
+    assert message.startswith(f"rule {hidden.rule!r} (endpoint {hidden.endpoint!r}) could never")
+    assert repr(shadow.rule) in message
+    assert router.rules == [first]
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        Rule("/<path:a>/<path:b>", "b", methods=["POST"]),
+        Rule("/<path:a>/<path:b>", "b", websocket=True),
+        Rule("/<path:a>/edit", "b"),
+        Rule("/<path:a>/<b>", "b"),
+        Rule("/<path:a>/x/<path:b>", "b"),
+        Rule("/f-<path:a>/<path:b>", "b"),
+        Rule("/<path:a>/<int:n>/<path:b>", "b"),
+    ],
+)
+def test_a_rule_after_a_path_placeholder_that_can_match_is_taken(second: Rule) -> None:
+    router = Router([Rule("/<path:a>", "a")])
+    router.add(second)
+    assert router.rules[-1] is second
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+def test_the_app_refuses_a_shadowed_rule_when_it_is_registered(interface: Interface) -> None:
+    app = App()
+
+    @app.get("/<path:a>")
+    def whole(request: Request, a: str) -> str:
+        return a
+
+    with pytest.raises(ValueError, match="could never match"):
+        app.get("/<path:a>/<path:b>")(view)
+    with Client(app, interface=interface) as client:
+        assert client.get("/x/y/z").text == "x/y/z"

@@ -19,6 +19,7 @@ from typing import Any, TypeVar
 
 from sansio_http.app._bridges import CoroutineRunner, ThreadRunner
 from sansio_http.app._config import AppConfig
+from sansio_http.app._context import request_var
 from sansio_http.app._dispatch import _Dispatching
 from sansio_http.app._endpoints import Endpoint, join_rule
 from sansio_http.app._lifecycle import Lifecycle, hook_arguments
@@ -365,19 +366,36 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
     ) -> tuple[Callable[..., Awaitable[Any]], dict[str, Any]]:
         """Return the websocket view for a handshake request, as a coroutine function.
 
-        The adapter calls it with its websocket object and the values.
+        The adapter calls it with its websocket object and the values. While
+        it runs, ``current_request`` is the handshake request, as in an HTTP
+        view, so ``url_for`` honours the root path (and the prefix of a
+        mounted App) and ``_external=True`` has a host.
 
         Raises:
             NotFound: No websocket rule matches the path.
         """
+        view, values = self._websocket_view(request)
+
+        async def in_context(websocket: Any, **values: Any) -> Any:
+            token = request_var.set(request)
+            try:
+                return await view(websocket, **values)
+            finally:
+                request_var.reset(token)
+
+        return in_context, values
+
+    def _websocket_view(
+        self, request: Request
+    ) -> tuple[Callable[..., Awaitable[Any]], dict[str, Any]]:
         if self._mounts:
             found = self._mounts.find(request.path)
             if found is not None and found[0].kind == "app" and found[1]:
                 # The session lasts as long as the view: the request keeps
                 # the mounted App's root path, with nothing to restore.
                 mount, rest = found
-                reroot(request, mount.prefix, rest)
                 inner: App = mount.application
-                return inner.websocket_view(request)
+                reroot(request, mount.prefix, rest, inner)
+                return inner._websocket_view(request)
         rule, values = self.router.match(request.path, "GET", websocket=True)
         return self._async(self.endpoints[rule.endpoint].view), values

@@ -40,11 +40,18 @@ __all__ = [
     "mount_endpoint",
     "mounted_apps",
     "reroot",
+    "root_of",
     "route",
 ]
 
 #: What is mounted: another App, a PEP 3333 application or an ASGI 3 one.
 Kind = Literal["app", "wsgi", "asgi"]
+
+# Where a request keeps the root path of each App it went through: the
+# server's root path first (None for the App the adapter serves), then each
+# mounted App's. Kept after the mounted App's dispatch, for its url_for from a
+# streamed body or from work after the response.
+_ROOTS: Final = "_sansio_http_roots"
 
 # The cached request attributes that depend on ``path`` or ``root_path``
 # alone; ``url`` and ``base_url`` join the two, so a move of the prefix
@@ -279,17 +286,23 @@ def route(mount: Mount, rest: str) -> tuple[Endpoint, dict[str, Any]]:
     return mount.endpoint, {}
 
 
-def reroot(request: Request, prefix: str, rest: str) -> Callable[[], None]:
+def reroot(request: Request, prefix: str, rest: str, application: object) -> Callable[[], None]:
     """Move ``prefix`` from the request's path to its root path; return the undo.
 
     NOTE: the request is changed in place, not copied (``Request.replace``):
     its body, uploads and state stay one object, which the adapter reads
     and closes once, whichever App read them.
 
+    The root path of ``application`` is recorded on the request for good,
+    for :func:`root_of`: the undo leaves it, so that the mounted App's
+    ``url_for`` from a streamed body or from work after the response still
+    builds under its prefix.
+
     Args:
         request: The request being dispatched.
         prefix: The mount prefix at the front of ``request.path``.
         rest: ``request.path`` below the prefix, starting with ``/``.
+        application: The mounted App the request goes to.
 
     Returns:
         A function that puts the path and root path back.
@@ -299,6 +312,10 @@ def reroot(request: Request, prefix: str, rest: str) -> Callable[[], None]:
     saved: dict[str, Any] = {name: cached.pop(name) for name in _DERIVED if name in cached}
     request.path = rest
     request.root_path = saved_root + prefix
+    roots: list[tuple[object, str]] | None = cached.get(_ROOTS)
+    if roots is None:
+        roots = cached[_ROOTS] = [(None, saved_root)]
+    roots.append((application, request.root_path))
 
     def restore() -> None:
         request.path = saved_path
@@ -308,6 +325,22 @@ def reroot(request: Request, prefix: str, rest: str) -> Callable[[], None]:
         cached.update(saved)
 
     return restore
+
+
+def root_of(request: Request, application: object) -> str:
+    """Return the root path ``application`` answers ``request`` under.
+
+    A mounted App's is its prefix under the server's root path; any other
+    App's (the one the adapter serves, above all) is the server's root path,
+    even while a mounted App dispatches the request (:func:`reroot`).
+    """
+    roots: list[tuple[object, str]] | None = request.__dict__.get(_ROOTS)
+    if roots is None:
+        return request.root_path
+    for each, root in reversed(roots):
+        if each is application:
+            return root
+    return roots[0][1]
 
 
 def mount_endpoint(prefix: str, application: Any) -> Endpoint:
@@ -320,7 +353,7 @@ def mount_endpoint(prefix: str, application: Any) -> Endpoint:
 
     def enter(request: Request) -> Callable[[], None]:
         path = request.path
-        restore = reroot(request, prefix, path[len(prefix) :])
+        restore = reroot(request, prefix, path[len(prefix) :], application)
         state = application.lifecycle.state
         if state:
             request.state.update(state)

@@ -6,7 +6,7 @@ from typing import Any, Final
 
 from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES
-from sansio_http.app._mounts import Mounts
+from sansio_http.app._mounts import Mounts, root_of
 from sansio_http.messages._errors import HTTPError
 from sansio_http.messages._request import Request
 from sansio_http.routing import Router
@@ -37,10 +37,12 @@ class _UrlBuilding:
     ) -> str:
         """Return the URL of an endpoint; extra values become the query string.
 
-        Inside a request, the URL honours the request's ``root_path``, and
-        ``_external=True`` adds its scheme and host. A mounted App's own
-        ``url_for`` builds under its prefix inside its requests, whose root
-        path holds the prefix.
+        Inside a request, the URL honours the root path this App is served
+        under, and ``_external=True`` adds the request's scheme and host. A
+        mounted App's own ``url_for`` builds under its prefix; the outer
+        App's builds under the server's root path alone, even while the
+        mounted App dispatches the request (whose ``root_path`` then holds
+        the prefix).
 
         Args:
             endpoint: ``"view"`` or ``"blueprint.view"``; a leading dot means
@@ -55,7 +57,7 @@ class _UrlBuilding:
             **values: Placeholder values and query arguments.
         """
         request = _request if _request is not None else _current_request(None)
-        root_path = request.root_path if request is not None else ""
+        root_path = root_of(request, self) if request is not None else ""
         base_url = None
         if _external:
             if request is None:

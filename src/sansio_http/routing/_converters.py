@@ -109,11 +109,18 @@ class StringConverter(Converter):
             self.minlength = self.maxlength = int(length)
         super().__init__()
 
+    def match(self, text: str) -> bool:
+        """Return whether ``text`` is one segment of an allowed length."""
+        return super().match(text) and self._fits(text)
+
+    def _fits(self, text: str) -> bool:
+        return len(text) >= self.minlength and (
+            self.maxlength is None or len(text) <= self.maxlength
+        )
+
     def to_python(self, text: str) -> str:
         """Return the text, checking its length."""
-        if len(text) < self.minlength or (
-            self.maxlength is not None and len(text) > self.maxlength
-        ):
+        if not self._fits(text):
             raise ValueError("length out of bounds")
         return text
 
@@ -204,9 +211,8 @@ class PathConverter(Converter):
 
     It takes text that does not start with a slash and holds no line feed:
     ``/files//etc`` is not matched by ``/files/<path:p>``, so a value is never
-    an absolute path. A value that starts with a slash still builds a URL on
-    the same host (:meth:`Router.build` writes the slash as ``%2F``), which
-    this placeholder then does not match. Map a value onto a directory with
+    an absolute path, and :meth:`Router.build` refuses a value that starts
+    with a slash, which this placeholder would not match back. Map a value onto a directory with
     :func:`~sansio_http.safe_join`, never with ``os.path.join``.
     """
 

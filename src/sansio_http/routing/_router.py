@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any, Final
-from urllib.parse import quote, urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from sansio_http.messages._errors import MethodNotAllowed, NotFound
 from sansio_http.routing._answers import AllowedMethods, RequestRedirect
@@ -21,6 +21,7 @@ from sansio_http.routing._converters import (
     DEFAULT_CONVERTERS,
     SEGMENT_SAFE,
     Converter,
+    PathConverter,
     segment_text,
 )
 from sansio_http.routing._rules import _PLACEHOLDER, Match, Rule, _Part
@@ -66,10 +67,13 @@ class Router:
         """Add a rule; return it.
 
         Raises:
-            ValueError: The rule names an unknown converter, or it could never
-                match: a rule added before has the same path (whatever its
-                placeholders are called), the same websocket flag and every
-                method it allows.
+            ValueError: The rule names an unknown converter, or it or a rule
+                added before could never match: a rule added before has the
+                same path (whatever its placeholders are called), the same
+                websocket flag and every method it allows; or a path
+                placeholder follows a whole ``<path:...>`` segment where
+                another rule of those methods ends (``/<path:a>/<path:b>``
+                beside ``/<path:a>``, in either order).
         """
         converters: dict[str, Converter] = {}
         keys: list[str | _Part] = []
@@ -78,6 +82,7 @@ class Router:
             keys.append(self._key(segment, rule, converters))
             template.extend(_template(segment, converters))
         self._refuse_repeats(rule, keys)
+        self._refuse_shadowed(rule, keys)
         node = self._root
         for key in keys:
             node = node.child(key)
@@ -103,6 +108,48 @@ class Router:
                 f"(endpoint {same[0].endpoint!r}): it could never match; give it another "
                 "path or methods that no rule of that path takes"
             )
+
+    def _refuse_shadowed(self, rule: Rule, keys: list[str | _Part]) -> None:
+        """Refuse a rule that a rule ending at a ``<path:...>`` segment hides.
+
+        The new rule may be either: the one that ends or the one that goes
+        on. A whole ``<path:a>`` segment that ends a rule takes the rest of the
+        path before a path placeholder after it is tried (see the docs'
+        order), so ``/<path:a>/<path:b>`` gets only the paths ``/<path:a>``
+        refuses: those holding a line feed at the start of a segment, and
+        the methods it does not take. Only that case is refused; a literal
+        or a one-segment placeholder after the path placeholder is tried
+        before it, and other converters may refuse what ``b`` would take.
+        """
+        node: _Node | None = self._root
+        for position, key in enumerate(keys):
+            if node is None:
+                return
+            node = node.find(key)
+            if node is None or not _whole_path(key):
+                continue
+            if position + 1 < len(keys):
+                following = keys[position + 1]
+                if isinstance(following, _Part) and following.spans:
+                    shadow = [o for o in node.rules if o.websocket == rule.websocket]
+                    if _covers(shadow, [rule]):
+                        self._shadowed(rule, shadow[0])
+            else:
+                below = [o for o in _rules_below(node) if o.websocket == rule.websocket]
+                same = [o for o in node.rules if o.websocket == rule.websocket]
+                for other in below:
+                    if _covers([*same, rule], [other]):
+                        self._shadowed(other, rule)
+
+    @staticmethod
+    def _shadowed(hidden: Rule, shadow: Rule) -> None:
+        raise ValueError(
+            f"rule {hidden.rule!r} (endpoint {hidden.endpoint!r}) could never match: "
+            f"{shadow.rule!r} (endpoint {shadow.endpoint!r}) takes the rest of every path "
+            "first; write a literal segment or a one-segment placeholder after the path "
+            "placeholder (such as '/<path:a>/edit' or '/<path:a>/<b>'), or give the rules "
+            "different methods"
+        )
 
     def _key(self, segment: str, rule: Rule, converters: dict[str, Converter]) -> str | _Part:
         """Return a segment's text, or its part where it holds placeholders."""
@@ -302,14 +349,18 @@ class Router:
 
         Values that no placeholder takes become the query string. Literal
         text and values are percent-encoded to RFC 3986 form (§2.1, §3.3),
-        so that ``match()`` of the decoded path gives the values back, save a
-        ``/`` in a value whose placeholder holds no slashes.
+        so that ``match()`` of the decoded path gives the values back; a
+        value whose placeholder would not match its decoded text back is
+        refused. The check is made per placeholder: two placeholders in one
+        segment (``<a>-<b>``) may still split their text otherwise, and a
+        rule added before may still take the URL (``/users/new`` before
+        ``/users/<name>``).
 
         SECURITY: the result stays on this host (unless ``base_url`` names
         one): it never starts with ``//`` or ``/\``, which browsers read as
-        the start of another host, whatever the values; ``{"p":
-        "/evil.example"}`` for ``/<path:p>`` gives ``/%2Fevil.example``, which
-        is matched as ``//evil.example`` and gives ``p`` back.
+        the start of another host, whatever the values and the root path;
+        ``{"p": "/evil.example"}`` for ``/<path:p>`` is refused, and a rule
+        or root path starting with ``//`` is written ``/%2F``.
 
         Args:
             endpoint: The rule's endpoint.
@@ -323,7 +374,10 @@ class Router:
         Raises:
             LookupError: No rule of that endpoint fits the values.
             ValueError: A converter refuses a value, such as a negative
-                number or a float that is not finite.
+                number or a float that is not finite, or its placeholder
+                would not match the value back: a ``path`` value starting
+                with ``/``, an empty value, a ``/`` in the value of any
+                other placeholder. The message names the rule and the value.
         """
         values = {k: v for k, v in (values or {}).items() if v is not None}
         for rule, template in self._by_endpoint.get(endpoint, ()):
@@ -339,12 +393,21 @@ class Router:
                     texts.append(piece)
                     continue
                 name, converter = piece
-                text = converter.to_url(values[name] if name in values else rule.defaults[name])
+                value = values[name] if name in values else rule.defaults[name]
+                try:
+                    text = converter.to_url(value)
+                except ValueError as exc:
+                    raise ValueError(
+                        f"cannot build rule {rule.rule!r} (endpoint {endpoint!r}) with "
+                        f"{name}={value!r}: {exc}"
+                    ) from exc
                 # SECURITY: a converter of the application's own may write raw
                 # text. What a path may not hold is encoded here ("%" aside,
                 # which starts the escapes it wrote), so no tab, line feed or
                 # backslash reaches a browser, which would drop or read it as "/".
-                texts.append(quote(text, safe=_BUILT_SAFE))
+                text = quote(text, safe=_BUILT_SAFE)
+                _refuse_unmatched(rule, endpoint, name, value, converter, text)
+                texts.append(text)
             url = _local_path(root_path, "".join(texts))
             extra = [
                 (k, v)
@@ -357,6 +420,59 @@ class Router:
                 url += "#" + quote(anchor, safe="/?:@!$&'()*+,;=-._~")
             return (base_url.rstrip("/") + url) if base_url else url
         raise LookupError(f"no rule for endpoint {endpoint!r} with arguments {sorted(values)}")
+
+
+def _whole_path(key: str | _Part) -> bool:
+    """Return whether a key is a segment filled by one ``<path:...>``."""
+    return isinstance(key, _Part) and key.whole and type(key.converters[0]) is PathConverter
+
+
+def _covers(shadow: list[Rule], hidden: list[Rule]) -> bool:
+    """Return whether ``shadow`` takes every request ``hidden`` would."""
+    if not shadow:
+        return False
+    if hidden[0].websocket:
+        return True
+    taken = frozenset().union(*(other.allowed for other in shadow))
+    return all(rule.allowed <= taken for rule in hidden)
+
+
+def _rules_below(node: _Node) -> list[Rule]:
+    """Return the rules under the path placeholders that follow ``node``."""
+    found: list[Rule] = []
+    stack = [child for _, child in node.spans]
+    while stack:
+        current = stack.pop()
+        found.extend(current.rules)
+        stack.extend(current.static.values())
+        stack.extend(child for _, child in current.parts)
+        stack.extend(child for _, child in current.spans)
+    return found
+
+
+def _refuse_unmatched(
+    rule: Rule, endpoint: str, name: str, value: Any, converter: Converter, text: str
+) -> None:
+    """Refuse a value whose URL text its placeholder would not match back.
+
+    ``Request.path`` is decoded, so the placeholder sees ``text`` decoded: a
+    ``path`` value starting with ``/`` (``%2F`` comes back as a slash), an
+    empty value, or a ``/`` in the value of a placeholder that takes none
+    would build a URL that is a 404, or that another rule answers.
+
+    Raises:
+        ValueError: The converter does not match the decoded text; the
+            message names the rule and the value.
+    """
+    # PERF: most texts hold no escape, and unquote() is the dearer step.
+    if converter.match(unquote(text) if "%" in text else text):
+        return
+    raise ValueError(
+        f"cannot build rule {rule.rule!r} (endpoint {endpoint!r}) with {name}={value!r}: "
+        f"the URL would not match back to that value, which <{name}> does not take "
+        "(a path value may not start with '/', a value may not be empty, and only a "
+        "path placeholder takes '/'); pass a value the placeholder matches"
+    )
 
 
 def _template(segment: str, converters: Mapping[str, Converter]) -> _Template:

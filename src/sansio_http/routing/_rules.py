@@ -23,6 +23,12 @@ _PLACEHOLDER = re.compile(
     r"(?P<name>[a-zA-Z_][a-zA-Z0-9_]*)>"
 )
 
+#: A placeholder as Starlette, FastAPI and OpenAPI spell it: ``{id}``, ``{id:int}``.
+_BRACED = re.compile(r"\{(?P<name>[^{}/:]*)(?::(?P<converter>[^{}/]*))?\}")
+
+#: Starlette's converter names, as this router spells them.
+_STARLETTE_CONVERTERS = {"str": "string", "int": "int", "float": "float", "path": "path"}
+
 
 @dataclass
 class _Part:
@@ -70,7 +76,8 @@ class Rule:
 
     Raises:
         ValueError: The rule does not start with ``/``, a ``<`` or ``>``
-            belongs to no placeholder, or a name appears twice.
+            belongs to no placeholder, a name appears twice, or it holds
+            ``{...}``, Starlette's spelling of a placeholder.
         TypeError: ``methods`` is a string (``methods="GET"`` would allow
             G, E and T) or holds something other than strings.
     """
@@ -88,6 +95,7 @@ class Rule:
         if not self.rule.startswith("/"):
             raise ValueError(f"a rule starts with '/': {self.rule!r}")
         self.allowed = rule_methods(self.methods, self.rule)
+        _refuse_braces(self.rule)
         names: list[str] = []
         for segment in self.rule.split("/"):
             # A placeholder never holds a slash, so each segment is read alone.
@@ -109,6 +117,34 @@ class Rule:
     def arguments(self) -> frozenset[str]:
         """The placeholder names of the rule."""
         return frozenset(self.converters)
+
+
+def _refuse_braces(rule: str) -> None:
+    """Refuse ``{name}`` and ``{name:type}``, which would be matched literally.
+
+    NOTE: ``/numbers/{n:int}`` would otherwise be a literal path, and
+    ``/numbers/5`` a 404 nobody could explain. A literal ``{...}`` in a URL
+    is rare enough to give up for that.
+
+    Raises:
+        ValueError: The rule holds ``{...}``; the message gives the rule
+            with ``<converter:name>`` in its place.
+    """
+    braced = _BRACED.search(rule)
+    if braced is None:
+        return
+
+    def spelled(match: re.Match[str]) -> str:
+        name = match["name"] or "name"
+        converter = match["converter"]
+        if not converter:
+            return f"<{name}>"
+        return f"<{_STARLETTE_CONVERTERS.get(converter, converter)}:{name}>"
+
+    raise ValueError(
+        f"rule {rule!r} holds {braced[0]!r}, which is matched as literal text: "
+        f"placeholders are written <converter:name>, so write {_BRACED.sub(spelled, rule)!r}"
+    )
 
 
 def rule_methods(methods: Iterable[str] | None, rule: str) -> frozenset[str]:

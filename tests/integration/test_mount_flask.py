@@ -24,7 +24,7 @@ from starlette.requests import Request as StarletteRequest
 from starlette.responses import JSONResponse as StarletteJSON
 from starlette.routing import Route
 
-from sansio_http import App, Request
+from sansio_http import App, Request, Response
 from sansio_http.asgi import to_asgi
 from sansio_http.testing import Client
 from sansio_http.wsgi import to_wsgi
@@ -121,6 +121,17 @@ def build(*, asgi: bool) -> App:
     def outer_urls(request: Request) -> Any:
         # The outer App's URLs, built inside the mounted App's request.
         return {"home": outer.url_for("home"), "admin": outer.url_for("admin.index")}
+
+    @admin.get("/stream")
+    def stream_urls(request: Request) -> Response:
+        # URLs built while the body is made, after the view returned.
+        def produce() -> Iterator[str]:
+            yield admin.url_for("index")
+
+        async def produce_async() -> AsyncIterator[str]:
+            yield admin.url_for("index")
+
+        return Response(produce() if request.args.get("kind") == "sync" else produce_async())
 
     outer.mount("/admin", admin)
     outer.mount("/flask", make_flask())

@@ -41,6 +41,8 @@ def test_a_mounted_app_and_url_for(http: httpx.Client) -> None:
     }
     assert http.get("/administrator").text == "outer"
     assert http.get("/admin/outer").json() == {"home": "/", "admin": "/admin/"}
+    for kind in ("sync", "async"):
+        assert http.get("/admin/stream", params={"kind": kind}).text == "/admin/"
     redirect = http.get("/admin?x=1")
     assert (redirect.status_code, redirect.headers["location"]) == (308, "/admin/?x=1")
 

@@ -14,6 +14,7 @@ the exception raised instead of a 500.
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import inspect
 import logging
 import threading
@@ -21,12 +22,14 @@ from collections.abc import Awaitable, Callable, Collection, Iterable
 from typing import Any
 
 from sansio_http.app import App
+from sansio_http.app._context import request_var
 from sansio_http.app._responses import not_a_response
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFactory
 from sansio_http.messages._errors import HTTPError, InternalServerError
 from sansio_http.messages._head import DEFAULT_HEAD_LIMITS, HeadLimits
 from sansio_http.messages._proxy import ProxyPolicy
+from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 
 from ._lifespan import Hook, Lifespan
@@ -167,6 +170,7 @@ class _HandlerApp:
         )
         head = request.method == "HEAD"
         response: Response | None = None
+        context: contextvars.Token[Request] | None = None
         try:
             try:
                 checked = check_scope(scope, self.head_limits, request)
@@ -220,6 +224,10 @@ class _HandlerApp:
                 except OSError:
                     return
                 return
+            # The body is made, and the work after the response runs, in the
+            # request's context: url_for and current_request work there as in
+            # the view (the dispatch's own context has ended). Kept to the end.
+            context = request_var.set(request)
             sender = ResponseSender(
                 send, request._receiver, scope.get("extensions"), threads=self.threads
             )
@@ -238,14 +246,20 @@ class _HandlerApp:
         finally:
             # Work after the response: the response was sent (or the client
             # left, or it failed); the request's resources are still open.
-            if (
-                Response._close_work_used
-                and response is not None
-                and getattr(response, "_close_work", None)
-            ):
-                await run_close_work(response, request, self.threads.requests)
-            if request.has_resources:
-                await request.close()
+            try:
+                if (
+                    Response._close_work_used
+                    and response is not None
+                    and getattr(response, "_close_work", None)
+                ):
+                    if context is None:
+                        context = request_var.set(request)
+                    await run_close_work(response, request, self.threads.requests)
+                if request.has_resources:
+                    await request.close()
+            finally:
+                if context is not None:
+                    request_var.reset(context)
 
     async def _other(self, kind: str, scope: Scope, receive: Receive, send: Send) -> None:
         if kind == "websocket":

@@ -25,6 +25,7 @@ last message (:func:`run_close_work`).
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import inspect
 import logging
@@ -40,7 +41,7 @@ from collections.abc import (
     Iterable,
     Iterator,
 )
-from typing import IO, Any, Final
+from typing import IO, Any, Final, cast
 
 from sansio_http.messages._chunks import ChunkEncoder, IdlePlan, idle_plan
 from sansio_http.messages._files import FileBody, FileRegion
@@ -269,6 +270,10 @@ class ResponseSender:
         cancelled for it. The head goes out with the first chunk, idle or not.
         """
         streams = self._streams
+        # NOTE: the producer's steps run in one copy of this context, as an
+        # async producer runs in this task's: it sees the request's context
+        # (url_for), and what it sets stays from one item to the next.
+        context = contextvars.copy_context()
         source: Any = plan.source
         pulled_async = isinstance(source, AsyncIterable)
         iterator: Any = None
@@ -288,7 +293,7 @@ class ResponseSender:
                 if pulled_async:
                     get = iterator.__anext__
                 else:
-                    step = functools.partial(next, iterator, _END)
+                    step = functools.partial(context.run, next, iterator, _END)
                 while True:
                     if pulled_async:
                         try:
@@ -337,7 +342,9 @@ class ResponseSender:
         finally:
             # Cancelled at once, so that the timer can send nothing more.
             timer.cancel()
-            await _finish(_close_pulled(streams, pending, iterator, source, body, timer.task))
+            await _finish(
+                _close_pulled(streams, context, pending, iterator, source, body, timer.task)
+            )
         if not self.disconnected:
             if timer.waiting:
                 await self._start(start)
@@ -444,11 +451,15 @@ async def _from_sequence(items: Iterable[bytes | str]) -> AsyncIterator[bytes | 
 async def _from_thread(
     body: Iterable[bytes | str], streams: ThreadPool
 ) -> AsyncIterator[bytes | str]:
-    """Run each ``next()`` of a sync iterable, and its close, in the streams pool."""
+    """Run each ``next()`` of a sync iterable, and its close, in the streams pool.
+
+    They run in one copy of this context, as ``_copy_idle``'s do.
+    """
     iterator: Iterator[bytes | str] | None = None
+    context = contextvars.copy_context()
     try:
         iterator = iter(body)
-        step = functools.partial(next, iterator, _END)
+        step = functools.partial(context.run, next, iterator, _END)
         while True:
             future = streams.submit(step)
             try:
@@ -460,12 +471,12 @@ async def _from_thread(
                 raise
             if chunk is _END:
                 return
-            yield chunk
+            yield cast("bytes | str", chunk)
     finally:
         # NOTE: the body's own close(), and its iterator's when that is
         # another object (a class whose __iter__ is a generator): PEP 3333's
         # promise to a producer, kept under ASGI too.
-        await _finish(streams.submit(_close_sync, iterator, body))
+        await _finish(streams.submit(context.run, _close_sync, iterator, body))
 
 
 async def _finish(cleanup: Awaitable[None]) -> None:
@@ -507,6 +518,7 @@ def _close_sync(iterator: object, body: object) -> None:
 
 async def _close_pulled(
     streams: ThreadPool,
+    context: contextvars.Context,
     pending: asyncio.Future[Any] | None,
     iterator: Any,
     source: object,
@@ -540,7 +552,7 @@ async def _close_pulled(
             pending.exception()  # retrieved: the stream is over anyway
     # The iterator when it is not the source itself, then the body given (a
     # transform's wrapper closes its source).
-    await streams.submit(_close_sync, None if iterator is source else iterator, body)
+    await streams.submit(context.run, _close_sync, None if iterator is source else iterator, body)
 
 
 async def _file_chunks(
@@ -623,4 +635,4 @@ async def _close_body(body: object, streams: ThreadPool) -> None:
     ):
         close()
         return
-    await streams.submit(close)
+    await streams.submit(contextvars.copy_context().run, close)

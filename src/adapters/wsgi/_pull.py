@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextvars
 import logging
 import threading
 from collections.abc import (
@@ -271,8 +272,13 @@ class _ThreadPuller:
         """
         if self._thread is None:
             self._iterator = iter(self._body)
+            # NOTE: in a copy of this context (the request's): the producer
+            # sees it, as it would on the server's thread.
             self._thread = threading.Thread(
-                target=self._serve, name="sansio-http-stream", daemon=True
+                target=contextvars.copy_context().run,
+                args=(self._serve,),
+                name="sansio-http-stream",
+                daemon=True,
             )
             self._thread.start()
         condition = self._condition

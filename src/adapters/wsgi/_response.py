@@ -43,6 +43,7 @@ from collections.abc import (
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
+from sansio_http.app._context import request_var
 from sansio_http.messages._chunks import ChunkEncoder, idle_plan
 from sansio_http.messages._errors import InternalServerError
 from sansio_http.messages._files import FileBody, FileRegion
@@ -109,6 +110,9 @@ _NO_BODY_DROPPED: Final = HOP_BY_HOP | {b"content-type", b"content-length"}
 # PERF: the text of each field name sent, decoded once. Only names that are
 # not hop-by-hop enter it, and it stops growing at a bound, so an application
 # that makes up names cannot grow it without limit.
+#: What ``_in_request`` gets from ``next()`` at the end of the chunks.
+_DONE: Final = object()
+
 _NAMES: dict[bytes, str] = {}
 _MAX_NAMES: Final = 256
 
@@ -183,7 +187,7 @@ class _StreamedBody:
         self._closed = False
 
     def __iter__(self) -> Iterator[bytes]:
-        chunks = self._chunks
+        chunks = _in_request(self._chunks, self._request)
         encode = self._encode
         try:
             for chunk in chunks:
@@ -223,7 +227,30 @@ class _StreamedBody:
         if self._closed:
             return
         self._closed = True
-        _close_all(self._closers)
+        # The producer's finally runs in the request's context, as its items do.
+        context = request_var.set(self._request)
+        try:
+            _close_all(self._closers)
+        finally:
+            request_var.reset(context)
+
+
+def _in_request(chunks: Iterator[object], request: WSGIRequest) -> Iterator[object]:
+    """Yield what ``chunks`` yields, each made in the request's context.
+
+    The server iterates the body after the dispatch's context ended; a
+    producer calling ``url_for`` or ``current_request`` finds its request.
+    """
+    set_request, reset_request = request_var.set, request_var.reset
+    while True:
+        context = set_request(request)
+        try:
+            chunk = next(chunks, _DONE)
+        finally:
+            reset_request(context)
+        if chunk is _DONE:
+            return
+        yield chunk
 
 
 def run_close_work(response: Response, request: WSGIRequest) -> None:
@@ -237,6 +264,16 @@ def run_close_work(response: Response, request: WSGIRequest) -> None:
     An exception is logged with the request line, and the next function
     still runs.
     """
+    # In the request's context: url_for and current_request work there as in
+    # the view (the dispatch's own context has ended).
+    context = request_var.set(request)
+    try:
+        _run_each(response, request)
+    finally:
+        request_var.reset(context)
+
+
+def _run_each(response: Response, request: WSGIRequest) -> None:
     for func in getattr(response, "_close_work", None) or ():
         try:
             if inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(

@@ -213,6 +213,17 @@ def test_an_unsatisfiable_range_is_416(client: Client) -> None:
     assert response.status_code == 416
 
 
+@pytest.mark.parametrize("header", ["bytes=1000-1999", "bytes=0-9, 100-109", "bytes=999999-"])
+def test_head_ignores_range(client: Client, header: str) -> None:
+    # RFC 9110 §14.2: only GET has range handling; a HEAD gets the 200's fields.
+    response = client.head("/static/big.bin", headers={"range": header})
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response.headers["content-length"] == str(len(BIG))
+    assert response.headers["accept-ranges"] == "bytes"
+    assert "content-range" not in response.headers
+
+
 # -- precompressed siblings ------------------------------------------------------------
 
 

@@ -297,14 +297,28 @@ def test_already_range_capable_response_is_returned_as_is() -> None:
         ("bytes=20-30, 3-3", "bytes 3-3/10", b"3"),
     ],
 )
-@pytest.mark.parametrize("method", ["GET", "HEAD"])
-def test_single_range(method: str, header: str, content_range: str, content: bytes) -> None:
-    answer = make_conditional(response(), request(method, range=header))
+def test_single_range(header: str, content_range: str, content: bytes) -> None:
+    answer = make_conditional(response(), request(range=header))
     assert answer.status == 206
     assert answer.body == content
     assert answer.headers["content-range"] == content_range
     assert answer.headers["content-length"] == str(len(content))
     assert answer.headers["content-type"] == "text/plain"
+    assert answer.headers["accept-ranges"] == "bytes"
+
+
+@pytest.mark.parametrize("header", ["bytes=2-4", "bytes=0-1, 5-6", "bytes=20-30", "bytes=x"])
+@pytest.mark.parametrize("body", [BODY, FileBody("/srv/f.txt", length=10)], ids=["bytes", "file"])
+def test_head_ignores_range(header: str, body: bytes | FileBody) -> None:
+    # RFC 9110 §14.2: GET is the only method with range handling; a HEAD gets
+    # the fields of the 200 a GET without Range gets, never a 206 or a 416.
+    original = response(body)
+    answer = make_conditional(original, request("HEAD", range=header))
+    plain = make_conditional(original, request("HEAD"))
+    assert answer.status == 200
+    assert answer.body is body
+    assert list(answer.headers.items()) == list(plain.headers.items())
+    assert answer.headers["content-length"] == "10"
     assert answer.headers["accept-ranges"] == "bytes"
 
 

@@ -439,11 +439,13 @@ def make_conditional(
     4. A 200 to GET or HEAD whose body has a known length (``bytes`` or a
        :class:`~sansio_http.FileBody` with a ``content_length``) is range
        capable: it gets ``Accept-Ranges: bytes`` and ``Content-Length``.
-       Then a ``Range`` gives 206 with ``Content-Range`` for one range, a
+       Then a ``Range`` on a GET gives 206 with ``Content-Range`` for one range, a
        ``multipart/byteranges`` 206 for several, and 416 with
        ``Content-Range: bytes */length`` when none is satisfiable. Ranges
        that overlap or touch are merged and sent in ascending order, as
-       RFC 9110 §14.2 allows; a ``FileBody`` is narrowed, never read.
+       RFC 9110 §14.2 allows; a ``FileBody`` is narrowed, never read. A
+       HEAD ignores ``Range`` (§14.2: GET is the only method with range
+       handling) and gets the fields of the 200.
 
     The full 200 is sent instead of a 206 when ``If-Range`` does not match
     (a weak or different ETag, a date other than ``Last-Modified``), when

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -607,3 +608,26 @@ def test_any_headers_give_a_consistent_answer(
         first, last, total = map(int, match.groups())
         assert total == size
         assert content == data[first : last + 1]
+
+
+# -- the original's work after the response ------------------------------------------
+
+
+def test_the_answer_carries_the_work_and_closes_a_replaced_stream() -> None:
+    seen: list[str] = []
+
+    class Body:
+        def __iter__(self) -> Iterator[bytes]:
+            yield b"x"
+
+        def close(self) -> None:
+            seen.append("closed")
+
+    original = response(Body())  # type: ignore[arg-type]
+    original.call_on_close(lambda: seen.append("work"))
+    answer = make_conditional(original, request(if_none_match=ETAG))
+    assert answer.status == 304
+    for func in answer._close_work:
+        func()
+        func()  # run twice by mistake: the body is still closed once
+    assert seen == ["closed", "work", "work"]

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 import pytest
 
-from sansio_http import App, Request, Response
+from sansio_http import App, Middleware, Request, Response
 from sansio_http.testing import Client
 
 Interface = Literal["wsgi", "asgi"]
@@ -135,3 +135,92 @@ def test_the_work_goes_with_the_conditional_answer(
     response = client.get("/", headers=headers)
     assert response.status_code == status
     assert notes.wait_for("work 1", "work 2") == ["work 1", "work 2"]
+
+
+# -- hooks that replace the response ----------------------------------------------
+
+
+def hooked_app(notes: Notes, body: str, hook: str, outcome: str) -> App:
+    """A view streaming ``body`` and a hook of kind ``hook`` that replaces its response."""
+    app = App("replaced-close")
+
+    @app.get("/")
+    def view(request: Request) -> Response:
+        response = Response(streamed(notes, body))
+        response.call_on_close(lambda: notes.add("dropped work"))
+        return response
+
+    @app.errorhandler(RuntimeError)
+    def failed(request: Request, error: RuntimeError) -> Response:
+        return Response("handled", status=500)
+
+    def replace(response: Response) -> Response:
+        if outcome == "raises":
+            raise RuntimeError("the hook failed")
+        if outcome == "same body":
+            # A new response that sends the body it got: the adapter closes it.
+            return Response(response.body)
+        replacement = Response("replaced")
+        replacement.call_on_close(lambda: notes.add("kept work"))
+        return replacement
+
+    if hook == "after_request":
+
+        @app.after_request
+        def after(request: Request, response: Response) -> Response:
+            return replace(response)
+
+    elif hook == "async after_request":
+
+        @app.after_request
+        async def after_async(request: Request, response: Response) -> Response:
+            return replace(response)
+
+    else:
+
+        class Replacing(Middleware):
+            blocking = hook == "def middleware"
+
+            def process_response(self, request: Request, response: Response) -> Response:
+                return replace(response)
+
+        app.add_middleware(Replacing())
+    return app
+
+
+HOOKS = ["after_request", "async after_request", "def middleware", "inline middleware"]
+
+
+@pytest.mark.parametrize("body", ["sync", "async"])
+@pytest.mark.parametrize("hook", HOOKS)
+def test_a_body_a_hook_replaces_is_closed_once(interface: Interface, body: str, hook: str) -> None:
+    notes = Notes()
+    client = Client(hooked_app(notes, body, hook, "replaces"), interface=interface)
+    response = client.get("/")
+    assert response.text == "replaced"
+    seen = notes.wait_for("closed", "kept work")
+    # Flask's rule: the dropped response's work is dropped with it.
+    assert seen == ["closed", "kept work"]
+
+
+@pytest.mark.parametrize("body", ["sync", "async"])
+@pytest.mark.parametrize("hook", HOOKS)
+def test_a_body_is_closed_once_when_its_hook_raises(
+    interface: Interface, body: str, hook: str
+) -> None:
+    notes = Notes()
+    client = Client(hooked_app(notes, body, hook, "raises"), interface=interface)
+    response = client.get("/")
+    assert (response.status_code, response.text) == (500, "handled")
+    assert notes.wait_for("closed") == ["closed"]
+
+
+@pytest.mark.parametrize("body", ["sync", "async"])
+@pytest.mark.parametrize("hook", HOOKS)
+def test_a_body_the_new_response_sends_is_closed_once(
+    interface: Interface, body: str, hook: str
+) -> None:
+    notes = Notes()
+    client = Client(hooked_app(notes, body, hook, "same body"), interface=interface)
+    assert client.get("/").text == "streamed"
+    assert notes.wait_for("closed") == ["closed"]

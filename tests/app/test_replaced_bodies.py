@@ -224,3 +224,71 @@ def test_a_body_the_new_response_sends_is_closed_once(
     client = Client(hooked_app(notes, body, hook, "same body"), interface=interface)
     assert client.get("/").text == "streamed"
     assert notes.wait_for("closed") == ["closed"]
+
+
+class FailingClose(SyncBody):
+    def close(self) -> None:
+        super().close()
+        raise RuntimeError("close failed")
+
+
+class FailingAclose(AsyncBody):
+    async def aclose(self) -> None:
+        await super().aclose()
+        raise RuntimeError("aclose failed")
+
+
+def never_started(notes: Notes) -> Iterator[bytes]:
+    try:
+        yield b"never"
+    finally:  # pragma: no cover - a generator never started runs no code
+        notes.add("finally")
+
+
+@pytest.mark.parametrize("kind", ["failing close", "failing aclose", "generator", "no close"])
+def test_odd_bodies_a_hook_drops(
+    interface: Interface, kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    notes = Notes()
+    app = App("odd-bodies")
+
+    @app.get("/")
+    def view(request: Request) -> Response:
+        if kind == "failing close":
+            return Response(FailingClose(notes))
+        if kind == "failing aclose":
+            return Response(FailingAclose(notes))
+        if kind == "generator":
+            return Response(never_started(notes))
+        return Response(iter([b"no close"]))
+
+    @app.after_request
+    def keep(request: Request, response: Response) -> Response:
+        return response  # the same response: nothing is dropped
+
+    @app.after_request
+    def replace(request: Request, response: Response) -> Response:
+        return Response("replaced")
+
+    client = Client(app, interface=interface)
+    assert client.get("/").text == "replaced"
+    if kind.startswith("failing"):
+        assert notes.wait_for("closed") == ["closed"]
+        assert "closing the body of a replaced response failed" in caplog.text
+    else:
+        assert notes.seen == []
+
+
+def test_the_closers_of_make_conditional_close_once() -> None:
+    import asyncio
+
+    notes = Notes()
+    for body in (AsyncBody(notes), iter([b"no close"])):
+        response = Response(body, headers={"ETag": ETAG})
+        request = Request("GET", "/", b"", {"if-none-match": ETAG}, "http", None, "")
+        answer = response.make_conditional(request)
+        assert answer.status == 304
+        for func in getattr(answer, "_close_work", ()):
+            for _ in range(2):
+                asyncio.run(func())
+    assert notes.seen == ["closed"]

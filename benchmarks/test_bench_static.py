@@ -14,6 +14,10 @@ check symlinks); ours also adds ``Vary: Accept-Encoding`` (precompressed
 siblings are on, but the requests send no Accept-Encoding, so no sibling is
 looked for).
 
+The deep rows resolve a 1 KiB file 10, 100 and 800 folders deep: ours
+checks every folder for a symlink, and its cost should grow linearly with
+the depth, as Werkzeug's (which checks none) does.
+
 ``test_memory_stays_flat_*`` are plain tests, not timed: tracemalloc's peak
 while a 10 MiB file is sent chunk by chunk and each chunk dropped.
 """
@@ -211,6 +215,44 @@ def test_wsgi_not_modified_werkzeug(benchmark: BenchmarkFixture, folder: Path) -
     etag = etag_of_wsgi(app, "/static/small.txt")
     status, body = benchmark(call_wsgi, app, environ("/static/small.txt", {"if-none-match": etag}))
     assert (status.split()[0], body) == ("304", b"")
+
+
+# -- deep folders: resolving a file k folders deep ----------------------------------------
+
+DEPTHS = [10, 100, 800]
+
+
+@pytest.fixture(scope="module")
+def deep_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Folders one letter long, so that 800 of them stay within PATH_MAX (4096).
+    root = tmp_path_factory.mktemp("bench-deep")
+    for depth in DEPTHS:
+        leaf = root.joinpath(str(depth), *["d"] * depth)
+        leaf.mkdir(parents=True)
+        (leaf / "f.txt").write_bytes(SMALL)
+    return root
+
+
+def deep_path(depth: int) -> str:
+    return f"/static/{depth}/" + "d/" * depth + "f.txt"
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_wsgi_deep_file_sansio_http(
+    benchmark: BenchmarkFixture, deep_folder: Path, depth: int
+) -> None:
+    app = mount_wsgi(our_app(deep_folder))
+    status, body = benchmark(call_wsgi, app, environ(deep_path(depth)))
+    assert (status, body) == ("200 OK", SMALL)
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_wsgi_deep_file_werkzeug(
+    benchmark: BenchmarkFixture, deep_folder: Path, depth: int
+) -> None:
+    app = werkzeug_app(deep_folder)
+    status, body = benchmark(call_wsgi, app, environ(deep_path(depth)))
+    assert (status, body) == ("200 OK", SMALL)
 
 
 # -- ASGI rows --------------------------------------------------------------------------

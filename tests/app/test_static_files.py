@@ -14,7 +14,7 @@ import gzip
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import pytest
 
@@ -211,6 +211,17 @@ def test_if_range_with_the_etag_gives_the_range(client: Client) -> None:
 def test_an_unsatisfiable_range_is_416(client: Client) -> None:
     response = client.get("/static/app.js", headers={"range": "bytes=999999-"})
     assert response.status_code == 416
+
+
+@pytest.mark.parametrize("header", ["bytes=1000-1999", "bytes=0-9, 100-109", "bytes=999999-"])
+def test_head_ignores_range(client: Client, header: str) -> None:
+    # RFC 9110 §14.2: only GET has range handling; a HEAD gets the 200's fields.
+    response = client.head("/static/big.bin", headers={"range": header})
+    assert response.status_code == 200
+    assert response.content == b""
+    assert response.headers["content-length"] == str(len(BIG))
+    assert response.headers["accept-ranges"] == "bytes"
+    assert "content-range" not in response.headers
 
 
 # -- precompressed siblings ------------------------------------------------------------
@@ -447,3 +458,87 @@ def test_asgi_sends_the_path_when_the_server_offers_pathsend(tree: Path) -> None
         "http.response.pathsend",
     ]
     assert sent[1]["path"] == os.path.abspath(tree / "static" / "big.bin")
+
+
+# -- deep folders: work linear in the depth ---------------------------------------------------
+
+
+class Measured:
+    """The adapter's file system, counting the characters of the paths it is given."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.chars = 0
+
+    def file_info(self, path: str) -> Any:
+        self.chars += len(path)
+        return self.inner.file_info(path)
+
+    def is_symlink(self, path: str) -> bool:
+        self.chars += len(path)
+        return bool(self.inner.is_symlink(path))
+
+    def realpath(self, path: str) -> str:
+        self.chars += len(path)
+        return str(self.inner.realpath(path))
+
+    def symlink_below(self, folder: str, names: list[str]) -> bool:
+        self.chars += len(folder) + sum(map(len, names))
+        return bool(self.inner.symlink_below(folder, names))
+
+
+def file_system_of(interface: str) -> Any:
+    if interface == "wsgi":
+        from sansio_http.wsgi._static import FILE_SYSTEM as WSGI_FILE_SYSTEM
+
+        return WSGI_FILE_SYSTEM
+    from sansio_http.asgi._static import FILE_SYSTEM as ASGI_FILE_SYSTEM
+
+    return ASGI_FILE_SYSTEM
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+def test_a_deep_file_costs_work_linear_in_its_depth(
+    tmp_path: Path, interface: Literal["wsgi", "asgi"]
+) -> None:
+    # Each lstat of an ever longer path walks it all again: O(k²) for k folders.
+    depth = 400
+    folder = tmp_path / "deep"
+    leaf = folder.joinpath(*["d"] * depth)
+    leaf.mkdir(parents=True)
+    (leaf / "f.txt").write_bytes(b"deep")
+    measured = Measured(file_system_of(interface))
+    app = App()
+    app.static("/s", folder, file_system=measured, precompressed=False)
+    with Client(app, interface=interface) as client:
+        assert client.get("/s/" + "d/" * depth + "f.txt").content == b"deep"
+    full = len(str(leaf / "f.txt"))
+    assert measured.chars <= 3 * full
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+@pytest.mark.parametrize("where", [0, 1, 2])
+def test_a_symlink_at_any_depth_is_found(
+    tmp_path: Path, interface: Literal["wsgi", "asgi"], where: int
+) -> None:
+    outside = tmp_path / "outside"
+    (outside / "b").mkdir(parents=True)
+    (outside / "b" / "f.txt").write_bytes(SECRET)
+    (outside / "f.txt").write_bytes(SECRET)
+    folder = tmp_path / "served"
+    names = ["a", "b", "f.txt"]
+    inside = folder.joinpath(*names[:where])
+    inside.mkdir(parents=True)
+    # names[where] is a symlink that leads out of the folder.
+    target = outside.joinpath(*names[1 : where + 1]) if where else outside
+    inside.joinpath(names[where]).symlink_to(target)
+    fs = file_system_of(interface)
+    assert fs.symlink_below(str(folder), names) is True
+    assert fs.symlink_below(str(outside), ["b", "f.txt"]) is False
+    assert fs.symlink_below(str(folder), ["missing", "f.txt"]) is True  # cannot tell
+    app = App()
+    app.static("/s", folder)
+    with Client(app, interface=interface) as client:
+        response = client.get("/s/a/b/f.txt")
+    assert response.status_code == 404
+    assert SECRET not in response.content

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
@@ -297,14 +298,28 @@ def test_already_range_capable_response_is_returned_as_is() -> None:
         ("bytes=20-30, 3-3", "bytes 3-3/10", b"3"),
     ],
 )
-@pytest.mark.parametrize("method", ["GET", "HEAD"])
-def test_single_range(method: str, header: str, content_range: str, content: bytes) -> None:
-    answer = make_conditional(response(), request(method, range=header))
+def test_single_range(header: str, content_range: str, content: bytes) -> None:
+    answer = make_conditional(response(), request(range=header))
     assert answer.status == 206
     assert answer.body == content
     assert answer.headers["content-range"] == content_range
     assert answer.headers["content-length"] == str(len(content))
     assert answer.headers["content-type"] == "text/plain"
+    assert answer.headers["accept-ranges"] == "bytes"
+
+
+@pytest.mark.parametrize("header", ["bytes=2-4", "bytes=0-1, 5-6", "bytes=20-30", "bytes=x"])
+@pytest.mark.parametrize("body", [BODY, FileBody("/srv/f.txt", length=10)], ids=["bytes", "file"])
+def test_head_ignores_range(header: str, body: bytes | FileBody) -> None:
+    # RFC 9110 §14.2: GET is the only method with range handling; a HEAD gets
+    # the fields of the 200 a GET without Range gets, never a 206 or a 416.
+    original = response(body)
+    answer = make_conditional(original, request("HEAD", range=header))
+    plain = make_conditional(original, request("HEAD"))
+    assert answer.status == 200
+    assert answer.body is body
+    assert list(answer.headers.items()) == list(plain.headers.items())
+    assert answer.headers["content-length"] == "10"
     assert answer.headers["accept-ranges"] == "bytes"
 
 
@@ -593,3 +608,26 @@ def test_any_headers_give_a_consistent_answer(
         first, last, total = map(int, match.groups())
         assert total == size
         assert content == data[first : last + 1]
+
+
+# -- the original's work after the response ------------------------------------------
+
+
+def test_the_answer_carries_the_work_and_closes_a_replaced_stream() -> None:
+    seen: list[str] = []
+
+    class Body:
+        def __iter__(self) -> Iterator[bytes]:
+            yield b"x"
+
+        def close(self) -> None:
+            seen.append("closed")
+
+    original = response(Body())  # type: ignore[arg-type]
+    original.call_on_close(lambda: seen.append("work"))
+    answer = make_conditional(original, request(if_none_match=ETAG))
+    assert answer.status == 304
+    for func in answer._close_work:
+        func()
+        func()  # run twice by mistake: the body is still closed once
+    assert seen == ["closed", "work", "work"]

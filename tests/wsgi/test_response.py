@@ -17,6 +17,7 @@ import pytest
 from sansio_http.messages._files import FileBody, FileRegion
 from sansio_http.messages._response import Response
 from sansio_http.wsgi import WSGIRequest, wsgi_app
+from sansio_http.wsgi._response import FileShrankError
 
 from .conftest import HOP_BY_HOP, ignore_start, make_environ, run
 
@@ -302,10 +303,65 @@ def test_missing_file_is_a_500(tmp_path: Path, caplog: pytest.LogCaptureFixture)
 
 
 @pytest.mark.parametrize("wrapper", [None, RecordingWrapper])
-def test_a_file_that_shrank_aborts_the_response(data_file: Path, wrapper: Any) -> None:
+def test_a_file_that_shrank_aborts_the_response(
+    data_file: Path, wrapper: Any, caplog: pytest.LogCaptureFixture
+) -> None:
     body = FileBody(data_file, offset=0, length=300 * 1024)
-    with pytest.raises(OSError, match="shrank"):
+    with pytest.raises(FileShrankError, match="shrank"):
         serve(Response(body, content_type="text/plain"), file_wrapper=wrapper)
+    assert "shrank while it was being sent" in caplog.text
+
+
+def gunicorn_like(app: Any, environ: dict[str, Any]) -> tuple[str | None, bytes, bool]:
+    """Serve one request as gunicorn's sync worker does; return (status, bytes, closed).
+
+    The head goes out with the first non-empty chunk. An ``OSError`` from the
+    iterable is taken for a socket error: the connection is dropped with no
+    answer. Another error is answered with a 500 if the head is unsent, else
+    the connection is closed.
+    """
+    head: list[str] = []
+
+    def start_response(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
+        head[:] = [status]
+        return lambda data: None
+
+    sent = b""
+    iterable = app(environ, start_response)
+    try:
+        for chunk in iterable:
+            sent += chunk
+    except OSError:
+        return None, b"", True  # gunicorn: "Socket error processing request"
+    except Exception:
+        if not sent:
+            return "500 Internal Server Error", b"", True
+        return head[0], sent, True
+    finally:
+        getattr(iterable, "close", lambda: None)()
+    return head[0], sent, False
+
+
+@pytest.mark.parametrize("wrapper", [None, FileWrapper], ids=["plain", "file_wrapper"])
+@pytest.mark.parametrize("left", [0, 100])
+def test_a_file_that_shrank_before_its_send_ends_the_response_cleanly(
+    tmp_path: Path, wrapper: Any, left: int, caplog: pytest.LogCaptureFixture
+) -> None:
+    # gunicorn --no-sendfile: the file shrank between its stat (the promised
+    # length) and its send through wsgi.file_wrapper.
+    path = tmp_path / "shrunk.bin"
+    path.write_bytes(b"x" * left)
+    app = wsgi_app(lambda request: Response(FileBody(path, length=1000), content_type="text/plain"))
+    status, sent, closed = gunicorn_like(app, make_environ(file_wrapper=wrapper))
+    if left:
+        # The head is out: what the file holds, then the connection closes.
+        assert (status, sent, closed) == ("200 OK", b"x" * left, True)
+    else:
+        # Nothing sent yet: the error still becomes a 500 (the adapter's or
+        # the server's), never no answer at all.
+        assert status is not None
+        assert status.startswith("500")
+    assert "shrank while it was being sent" in caplog.text
 
 
 def test_a_file_that_shrank_to_nothing_before_the_first_chunk(tmp_path: Path) -> None:

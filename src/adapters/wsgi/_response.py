@@ -307,6 +307,24 @@ class _Closing(list[bytes]):
         _close_all(closers)
 
 
+class FileShrankError(RuntimeError):
+    """A file ended before the length its response head promised.
+
+    NOTE: not an ``OSError``: gunicorn (and other servers) read an
+    ``OSError`` from the application's iterable as a socket error and drop
+    the connection without an answer, even before the head was sent. This
+    one is an application error: before the first byte the server answers
+    500 (this adapter does the same on its own path), after it the server
+    closes the connection, as for any stream that fails.
+    """
+
+
+def _shrank(path: object) -> FileShrankError:
+    """Log that ``path`` shrank while it was sent; return the error to raise."""
+    logger.error("%r shrank while it was being sent: the response ends short", path)
+    return FileShrankError(f"{path!r} shrank while it was being sent")
+
+
 class _FileRange(io.RawIOBase):
     """A file narrowed to one region, for ``wsgi.file_wrapper``.
 
@@ -364,7 +382,7 @@ class _FileRange(io.RawIOBase):
             data = self._file.read(size)
             if not data:
                 # The Content-Length sent promised more: abort rather than pad.
-                raise OSError(f"{self._file.name!r} shrank while it was being sent")
+                raise _shrank(self._file.name)
         self._position += len(data)
         return data
 
@@ -407,7 +425,7 @@ def _file_chunks(file: IO[bytes], body: FileBody) -> Iterator[bytes]:
                 remaining -= len(data)
         if remaining:
             # The Content-Length sent promised more: abort rather than pad.
-            raise OSError(f"{body.path!r} shrank while it was being sent")
+            raise _shrank(body.path)
 
 
 def _file_length(body: FileBody, size: int) -> int:

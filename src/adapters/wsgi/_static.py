@@ -11,11 +11,24 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from typing import Final
 
 from sansio_http.messages._static import FileInfo
 
 __all__ = ["FILE_SYSTEM", "OSFileSystem"]
+
+
+# Opening each folder of a path from the one above it needs dir_fd and
+# O_NOFOLLOW (POSIX); elsewhere each ever longer path is lstat-ed.
+_DIR_FD: Final = (
+    os.open in os.supports_dir_fd
+    and os.stat in os.supports_dir_fd
+    and hasattr(os, "O_NOFOLLOW")
+    and hasattr(os, "O_DIRECTORY")
+)
+# O_PATH (Linux) opens a folder that may be searched but not listed.
+_FOLDER_FLAGS: Final = getattr(os, "O_PATH", os.O_RDONLY) | getattr(os, "O_DIRECTORY", 0)
 
 
 class OSFileSystem:
@@ -44,6 +57,48 @@ class OSFileSystem:
     def realpath(self, path: str) -> str:
         """Return ``path`` with every symlink resolved."""
         return os.path.realpath(path)
+
+    def symlink_below(self, folder: str, names: Sequence[str]) -> bool:
+        """Return whether any of ``names``, each inside the one before, is a symlink.
+
+        PERF: each folder is opened from the one above it (``dir_fd``),
+        and the file is ``lstat``-ed in the last, so a file k folders deep
+        costs O(k); ``os.lstat`` of each ever longer path costs O(k²),
+        since the kernel walks the whole path every time.
+
+        Args:
+            folder: Where ``names`` start, trusted (it may be a symlink).
+            names: The names below ``folder``, the file's last.
+
+        Returns:
+            True when one is a symlink, and also when that cannot be told
+            (a name vanished, a folder cannot be opened): the caller then
+            resolves the path to decide.
+        """
+        if not _DIR_FD:  # pragma: no cover - platforms without dir_fd (Windows)
+            path = folder
+            for name in names:
+                path = os.path.join(path, name)
+                if os.path.islink(path):
+                    return True
+            return False
+        try:
+            fd = os.open(folder, _FOLDER_FLAGS)
+        except (OSError, ValueError):
+            return True
+        try:
+            for name in names[:-1]:
+                # SECURITY: O_NOFOLLOW with O_DIRECTORY fails on a symlink
+                # (ELOOP, or ENOTDIR with O_PATH): the caller resolves the path.
+                inner = os.open(name, _FOLDER_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+                os.close(fd)
+                fd = inner
+            file_mode = os.stat(names[-1], dir_fd=fd, follow_symlinks=False).st_mode
+            return stat.S_ISLNK(file_mode)
+        except (OSError, ValueError):
+            return True
+        finally:
+            os.close(fd)
 
 
 #: The one instance the adapter installs: it holds no state.

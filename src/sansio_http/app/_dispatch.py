@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from contextvars import ContextVar
+from inspect import GEN_CREATED, getgeneratorstate
+from types import GeneratorType
 from typing import Any, Final, TypeVar, cast
 
 from sansio_http.app._bridges import BLOCKING, Lane, _Bridges
@@ -33,6 +35,7 @@ from sansio_http.app._handling import Call, _ErrorHandling, log
 from sansio_http.app._mounts import Mounts, route
 from sansio_http.app._scaffold import _Scaffold
 from sansio_http.messages._errors import MethodNotAllowed
+from sansio_http.messages._files import FileBody
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 from sansio_http.routing import Router
@@ -463,12 +466,15 @@ class _Dispatching(_ErrorHandling, _Bridges):
             try:
                 for scope in reversed(scopes):
                     for hook in reversed(scope.after_request_funcs):
-                        response = yield hook, (request, response), {}
+                        result = yield hook, (request, response), {}
+                        if result is not response:
+                            yield from _drop(response, result)
+                        response = result
             except Exception as exc:
                 # A failing after_request hook is handled like a failing view,
                 # without running the after_request hooks again.
-                response, unhandled = yield from self._handle_exception(
-                    request, exc, scopes, propagate
+                response, unhandled = yield from self._replace_on_error(
+                    request, response, exc, scopes, propagate
                 )
                 if unhandled is not None:
                     failure = unhandled
@@ -572,11 +578,75 @@ class _Dispatching(_ErrorHandling, _Bridges):
                         f"{name} returned {type(result).__name__}; process_response "
                         "returns a Response"
                     )
+                if result is not response:
+                    yield from _drop(response, result)
                 response = result
             except Exception as exc:
-                response, unhandled = yield from self._handle_exception(
-                    request, exc, self._scopes, propagate
+                response, unhandled = yield from self._replace_on_error(
+                    request, response, exc, self._scopes, propagate
                 )
                 if unhandled is not None:
                     failure = unhandled
         return response, failure
+
+    def _replace_on_error(
+        self,
+        request: Request,
+        response: Response,
+        error: Exception,
+        scopes: tuple[_Scaffold, ...],
+        propagate: bool | None,
+    ) -> Generator[Call, Any, tuple[Response, Exception | None]]:
+        """Handle a hook's error: its answer replaces ``response``, which is dropped."""
+        try:
+            answer = yield from self._handle_exception(request, error, scopes, propagate)
+        except Exception:
+            # Propagated: the response is dropped all the same.
+            yield from _drop(response, None)
+            raise
+        yield from _drop(response, answer[0])
+        return answer
+
+
+def _drop(dropped: object, kept: object) -> Generator[Call, Any, None]:
+    """Close the body of a response that a hook replaced, unless the new one sends it.
+
+    NOTE: Flask's rule: a replaced response is dropped, and so is the work of
+    its ``call_on_close``; only its body is closed, once, here and at once
+    (a producer's ``finally`` releases what it holds before the new response
+    is sent). The close is a step of the pipeline, so a ``def`` close runs in
+    the request's thread under ASGI and an ``aclose()`` on the WSGI adapter's
+    event loop. A body the new response holds too is left to it.
+    """
+    if not isinstance(dropped, Response) or dropped is kept:
+        return
+    body = dropped.body
+    if isinstance(body, (bytes, FileBody)) or (isinstance(kept, Response) and kept.body is body):
+        return
+    if getattr(body, "aclose", None) is not None:
+        yield _aclose_body, (body,), {}
+        return
+    close = getattr(body, "close", None)
+    if not callable(close):
+        return
+    if isinstance(body, GeneratorType) and getgeneratorstate(body) == GEN_CREATED:
+        # PERF: a generator that never ran has no finally to run: closed here.
+        close()
+        return
+    yield _close_body, (body,), {}
+
+
+def _close_body(body: Any) -> None:
+    """Close a dropped sync body; an error is logged, the request goes on."""
+    try:
+        body.close()
+    except Exception:
+        log.exception("closing the body of a replaced response failed")
+
+
+async def _aclose_body(body: Any) -> None:
+    """Close a dropped async body; an error is logged, the request goes on."""
+    try:
+        await body.aclose()
+    except Exception:
+        log.exception("closing the body of a replaced response failed")

@@ -131,7 +131,8 @@ def conditional_answer(
             if last_modified <= modified_since:  # the client's copy is current
                 return _answer_without_body(fields, 304)
 
-    # Step 5: Range, for a 200 to GET or HEAD whose length is known.
+    # Step 5: Range, for a 200 to GET whose length is known; a HEAD gets the
+    # fields of the 200 that a GET without Range would get.
     if isinstance(body, bytes):
         length = len(body)
     elif isinstance(body, FileBody) and body.content_length is not None:
@@ -145,7 +146,9 @@ def conditional_answer(
         or (fields.get("accept-ranges") or "").strip().lower() == "none"
     ):
         return None
-    range_header = headers.get("range")
+    # RFC 9110 §14.2: GET is the only method whose Range is honoured; a HEAD
+    # ignores it and gets the fields of the 200 (§9.3.2), never a 206 or 416.
+    range_header = headers.get("range") if method == "GET" else None
     # An empty body has no byte to send a range of; RFC 9110 §14.1.2 would make
     # every range unsatisfiable, and a 416 for an empty file helps no client.
     if range_header is None or length == 0:

@@ -377,7 +377,8 @@ class Response(_HeaderMethods):
         function still runs: the response is gone, nothing answers it again.
 
         The work belongs to this response: a middleware that replaces the
-        response passes it on with ``new.call_on_close`` if it wants it run.
+        response passes it on with ``new.call_on_close`` if it wants it run
+        (:func:`make_conditional` passes it on to the answer it makes).
 
         Args:
             func: A function of no arguments, ``def`` or ``async def``
@@ -439,11 +440,13 @@ def make_conditional(
     4. A 200 to GET or HEAD whose body has a known length (``bytes`` or a
        :class:`~sansio_http.FileBody` with a ``content_length``) is range
        capable: it gets ``Accept-Ranges: bytes`` and ``Content-Length``.
-       Then a ``Range`` gives 206 with ``Content-Range`` for one range, a
+       Then a ``Range`` on a GET gives 206 with ``Content-Range`` for one range, a
        ``multipart/byteranges`` 206 for several, and 416 with
        ``Content-Range: bytes */length`` when none is satisfiable. Ranges
        that overlap or touch are merged and sent in ascending order, as
-       RFC 9110 §14.2 allows; a ``FileBody`` is narrowed, never read.
+       RFC 9110 §14.2 allows; a ``FileBody`` is narrowed, never read. A
+       HEAD ignores ``Range`` (§14.2: GET is the only method with range
+       handling) and gets the fields of the 200.
 
     The full 200 is sent instead of a 206 when ``If-Range`` does not match
     (a weak or different ETag, a date other than ``Last-Modified``), when
@@ -459,6 +462,14 @@ def make_conditional(
     response's ``ETag`` and ``Last-Modified`` headers. The answer depends
     on nothing else (no clock, no randomness): the same request gets the
     same bytes under every adapter.
+
+    A new response carries the work of the original's
+    :meth:`~Response.call_on_close`, in order, so it runs whichever of the
+    two is sent (send one, not both). When the answer replaces a streamed
+    body (a 304 or 412 to a stream), closing that body (``close()``, or
+    ``aclose()`` for an async one) comes first in that work: it runs once,
+    after the answer is sent, as the adapter runs any work after the
+    response.
 
     Args:
         response: The response the request would get unconditionally.
@@ -476,7 +487,50 @@ def make_conditional(
     # NOTE: a plain Response, whatever the class of the original: what is sent is
     # the same. Its constructor sets Content-Length from a sized body, none on a 304.
     status, body, fields = answer
-    return Response(body, status, fields)
+    answered = Response(body, status, fields)
+    replaced = response.body
+    if body is not replaced and not isinstance(replaced, (bytes, FileBody)):
+        # A stream that a 304 or 412 replaces is never sent, yet must be closed
+        # once. The core does no I/O: closing it is the answer's first work
+        # after the response, which the adapter runs once the answer's own body
+        # (b"") is closed, as it runs any work (a sync close in a thread under
+        # ASGI, an async one on an event loop of its own under WSGI).
+        closer = _closer_of(replaced)
+        if closer is not None:
+            answered.call_on_close(closer)
+    if Response._close_work_used:
+        # The original's work goes with the answer, in order: the answer is what
+        # is sent. A copy, so that work added to either later stays its own.
+        for func in getattr(response, "_close_work", None) or ():
+            answered.call_on_close(func)
+    return answered
+
+
+def _closer_of(body: object) -> Callable[[], object] | None:
+    """Return a function that closes ``body`` once, or None if it has no close."""
+    aclose = getattr(body, "aclose", None)
+    if aclose is not None:
+        closed = False
+
+        async def close_async_body() -> None:
+            nonlocal closed
+            if not closed:
+                closed = True
+                await aclose()
+
+        return close_async_body
+    close = getattr(body, "close", None)
+    if close is None or not callable(close):
+        return None
+    closed = False
+
+    def close_body() -> None:
+        nonlocal closed
+        if not closed:
+            closed = True
+            close()
+
+    return close_body
 
 
 def body_chunk(chunk: object) -> bytes:

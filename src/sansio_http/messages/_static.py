@@ -68,6 +68,14 @@ class FileSystem(Protocol):
     def realpath(self, path: str) -> str:
         """Return ``path`` with every symlink resolved (``os.path.realpath``)."""
 
+    # NOTE: a file system may also offer ``symlink_below(folder, names) ->
+    # bool``: whether any of ``names``, each below the one before it from
+    # ``folder`` down, is a symlink (True also when that cannot be told). The
+    # core then asks it once instead of ``is_symlink`` once per folder on an
+    # ever longer path, which costs O(k²) for a file k folders deep. It is
+    # optional (see StaticDirectory._inside), so that file systems written
+    # before it still type-check; the adapters' OSFileSystem has it.
+
 
 #: ``Cache-Control`` of a static file: one value for all, or a function of
 #: the file's path below the folder that returns the value (None: the default).
@@ -314,6 +322,14 @@ class StaticDirectory:
         # below the folder (none is "." or ".."), the real path is the
         # folder's own followed by them: inside. PERF: one lstat per segment
         # instead of os.path.realpath's one per component from "/".
+        symlink_below = getattr(fs, "symlink_below", None)
+        if symlink_below is not None:
+            # PERF: linear in the depth (see FileSystem): the adapter walks
+            # the names from an open folder, one lstat each.
+            root, *names = full.rsplit(os.sep, depth)
+            if symlink_below(root, names):
+                return self._resolves_inside(full, fs)
+            return True
         below = full
         for _ in range(depth):
             if fs.is_symlink(below):

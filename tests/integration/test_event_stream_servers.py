@@ -20,9 +20,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.app import servers
 from sansio_http import ServerSentEvent
 from sansio_http.messages._events import MAX_LAST_EVENT_ID
+from tests.app import servers
 from tests.app.test_event_stream import KEEPALIVE, marks
 from tests.messages.test_events import StreamState, parse_stream
 
@@ -195,6 +195,6 @@ def test_an_event_id_comes_back_from_the_reconnect(server: servers.Server, ident
     parse_stream(ServerSentEvent("x", id=ident).encode(), state)
     assert state.last_event_id == ident
     with httpx.Client(base_url=server.url, timeout=TIMEOUT) as client:
-        response = client.get("/last-event-id", headers={"last-event-id": ident.encode()})
+        response = client.get("/last-event-id", headers=[(b"last-event-id", ident.encode())])
     assert response.status_code == 200
     assert response.json() == {"last_event_id": ident}

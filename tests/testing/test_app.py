@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 import sansio_http.asgi
 import sansio_http.wsgi
-from sansio_http import App, Request, Response
+from sansio_http import App, Request, Response, file_response
 from sansio_http.testing import Client
 
 ADAPTERS = {"asgi": (sansio_http.asgi, "to_asgi"), "wsgi": (sansio_http.wsgi, "to_wsgi")}
@@ -133,3 +134,19 @@ def test_an_asgi_application_sees_the_disconnect() -> None:
         {"type": "http.request", "body": b"ab", "more_body": True},
         {"type": "http.disconnect"},
     ]
+
+
+def test_a_file_response_of_a_folder_is_a_500(mount: str, tmp_path: Path) -> None:
+    app = App()
+
+    @app.get("/folder")
+    def folder(request: Request) -> Response:
+        status = tmp_path.stat()
+        return file_response(tmp_path, size=status.st_size, mtime=status.st_mtime)
+
+    interface = "wsgi" if mount == "wsgi" else None
+    client = Client(app, interface=interface, raise_app_exceptions=False)
+    # As under WSGI, and under uvicorn (no pathsend): the open fails before the head.
+    response = client.get("/folder")
+    assert response.status_code == 500
+    assert b"Internal Server Error" in response.content

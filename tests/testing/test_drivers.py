@@ -173,3 +173,12 @@ def test_background_work_after_the_response_finishes_first() -> None:
 
     assert Client(app).get("/").text == "ok"
     assert done == ["background"]
+
+
+def test_pathsend_of_a_directory_cuts_the_response(tmp_path: Path) -> None:
+    # A server opens the file after the head: one that cannot closes the
+    # connection; the response is never a silent, empty 200.
+    app = Checker(asgi(START, {"type": "http.response.pathsend", "path": str(tmp_path)}))
+    with pytest.raises(RuntimeError, match="could not send the file") as caught:
+        Client(app).get("/")
+    assert isinstance(caught.value.__cause__, IsADirectoryError)

@@ -186,6 +186,8 @@ class _Exchange:
         self.complete = False
         self.gone = False
         self.reported = False
+        #: The server's failure that cut the response off after its head.
+        self.cut: ServerError | None = None
         self.messages = _body_messages(request.body, declared_length(request.headers))
         self.body_read = False
         self.progress = asyncio.Event()
@@ -250,10 +252,19 @@ class _Exchange:
             raise OSError("the client closed the connection")
 
     async def _send_file(self, path: str) -> None:
-        status = self.status
-        if self.request.method != "HEAD" and status is not None and has_content(status):
+        # A server opens the file after the head (the ASGI specification
+        # leaves the failure to it): one that cannot closes the connection,
+        # and the application, whose send() returned, knows nothing.
+        try:
             with open(path, "rb") as file:
-                self.chunks.append(file.read())
+                data = file.read()
+        except OSError as exc:
+            self.cut = ServerError(f"the server could not send the file {path!r}: {exc}")
+            self.cut.__cause__ = exc
+            data = b""
+        status = self.status
+        if data and self.request.method != "HEAD" and status is not None and has_content(status):
+            self.chunks.append(data)
         self.complete = True
 
     def _wait(self, ready: Callable[[], bool]) -> None:
@@ -297,6 +308,8 @@ class _Exchange:
                 if not self.chunks:
                     self.drained.set()
                 yield chunk
+            if self.cut is not None:
+                raise self.cut
             if self.complete or self.task.done():
                 break
         # Work the application does after the response (background tasks)
@@ -315,6 +328,10 @@ class _Exchange:
         error = self._failure()
         if error is not None:
             raise error
+
+
+class ServerError(RuntimeError):
+    """The emulated server failed after the head and closed the connection."""
 
 
 def _server_error(request: ClientRequest) -> ClientResponse:

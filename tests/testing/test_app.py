@@ -144,8 +144,7 @@ def test_a_file_response_of_a_folder_is_a_500(mount: str, tmp_path: Path) -> Non
         status = tmp_path.stat()
         return file_response(tmp_path, size=status.st_size, mtime=status.st_mtime)
 
-    interface = "wsgi" if mount == "wsgi" else None
-    client = Client(app, interface=interface, raise_app_exceptions=False)
+    client = Client(app, interface="wsgi" if mount == "wsgi" else None, raise_app_exceptions=False)
     # As under WSGI, and under uvicorn (no pathsend): the open fails before the head.
     response = client.get("/folder")
     assert response.status_code == 500

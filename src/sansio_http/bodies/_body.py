@@ -33,6 +33,7 @@ from sansio_http.messages._request import Request
 __all__ = [
     "ALREADY_STREAMED",
     "EMPTY_FORM",
+    "BodyMethodError",
     "BodyRequest",
     "blocking_read_error",
     "with_settings",
@@ -110,8 +111,23 @@ _VALUE_METHODS: Final = frozenset(
 )
 
 
-def _value_habit_error(name: str) -> TypeError:
-    return TypeError(
+class BodyMethodError(RuntimeError):
+    """A body read used as the value Flask has under its name.
+
+    ``request.form``, ``request.files`` and ``request.json`` are awaited
+    methods here; subscripting one, iterating it, testing it or calling a
+    multidict method on it raises this error, whose message names the
+    blocking and the awaited spelling to use instead.
+
+    NOTE: a ``RuntimeError``, not a ``TypeError``: template engines turn
+    ``TypeError``, ``AttributeError`` and ``LookupError`` from an item or an
+    attribute into an undefined value, so ``{{ request.form['x'] }}`` would
+    render empty, silently, in Jinja2.
+    """
+
+
+def _value_habit_error(name: str) -> BodyMethodError:
+    return BodyMethodError(
         f"request.{name} is a method: in a def view call "
         f"request.{_BLOCKING_SPELLING[name]}(); in an async def view, await request.{name}()"
     )
@@ -122,9 +138,9 @@ class _BoundRead(partial[Coroutine[Any, Any, T]], Generic[P, T]):
 
     Calling it returns the coroutine, exactly as the bound method did. Used
     as the value Flask has under the same name (subscripted, iterated,
-    tested, or asked for a multidict method), it raises a ``TypeError`` that
-    names both of our spellings, instead of Python's "'method' object is
-    not subscriptable", which names neither.
+    tested, or asked for a multidict method), it raises a
+    :class:`BodyMethodError` that names both of our spellings, instead of
+    Python's "'method' object is not subscriptable", which names neither.
     """
 
     __slots__ = ()

@@ -114,7 +114,9 @@ def test_a_read_is_still_a_bound_method_to_introspection() -> None:
 def test_the_class_attribute_documents_the_method() -> None:
     assert inspect.iscoroutinefunction(BodyRequest.form)
     assert inspect.iscoroutinefunction(form_request().json)
-    assert str(inspect.signature(BodyRequest.json)) == "(self, *, force: 'bool' = False) -> 'Any'"
+    assert str(inspect.signature(BodyRequest.json)) == (
+        "(self, *, force: 'bool' = False, silent: 'bool' = False) -> 'Any'"
+    )
     assert BodyRequest.form.__name__ == "form"
     assert "form body" in (BodyRequest.form.__doc__ or "")
     assert "force" in (BodyRequest.json.__doc__ or "")
@@ -361,3 +363,69 @@ def test_a_habit_in_a_jinja2_template_is_an_error_not_empty(
     client = Client(app, interface=interface)
     with pytest.raises(BodyMethodError, match=r"request\.form is a method"):
         client.post("/", data={"name": "x"})
+
+
+# -- get_json(silent=True), Flask's way to get None ---------------------------------------
+
+
+def silent_app() -> App:
+    app = App("silent")
+
+    @app.post("/sync")
+    def sync_view(request: BodyRequest) -> dict[str, Any]:
+        return {"value": request.get_json(silent=True)}
+
+    @app.post("/async")
+    async def async_view(request: BodyRequest) -> dict[str, Any]:
+        return {"value": await request.json(silent=True)}
+
+    @app.post("/strict")
+    def strict(request: BodyRequest) -> dict[str, Any]:
+        return {"value": request.get_json()}
+
+    return app
+
+
+SILENT_CASES = [
+    ({"json": {"a": [1]}}, {"a": [1]}),
+    ({"content": b"{", "headers": {"content-type": "application/json"}}, None),
+    ({"content": b"", "headers": {"content-type": "application/json"}}, None),
+    ({"content": b'{"a": 1}', "headers": {"content-type": "text/plain"}}, None),
+    ({"content": b'{"a": 1}'}, None),
+    ({"data": {"a": "1"}}, None),
+]
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+@pytest.mark.parametrize("path", ["/sync", "/async"])
+@pytest.mark.parametrize(("body", "expected"), SILENT_CASES)
+def test_silent_returns_none_for_a_missing_bad_or_non_json_body(
+    interface: Interface, path: str, body: dict[str, Any], expected: object
+) -> None:
+    response = Client(silent_app(), interface=interface).post(path, **body)
+    assert response.status_code == 200
+    assert response.json() == {"value": expected}
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+def test_without_silent_a_non_json_type_is_415_and_bad_json_400(interface: Interface) -> None:
+    client = Client(silent_app(), interface=interface, raise_app_exceptions=False)
+    assert (
+        client.post("/strict", content=b"{}", headers={"content-type": "text/plain"}).status_code
+        == 415
+    )
+    assert (
+        client.post(
+            "/strict", content=b"{", headers={"content-type": "application/json"}
+        ).status_code
+        == 400
+    )
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+@pytest.mark.parametrize("path", ["/sync", "/async"])
+def test_silent_does_not_hide_a_body_too_large(interface: Interface, path: str) -> None:
+    app = silent_app()
+    app.config.max_content_length = 4
+    client = Client(app, interface=interface, raise_app_exceptions=False)
+    assert client.post(path, json={"a": "long enough"}).status_code == 413

@@ -18,6 +18,7 @@ from sansio_http.app._middleware import ChunkTransform as ChunkTransform
 from sansio_http.app._middleware import Middleware as Middleware
 from sansio_http.app._middleware import add_vary as add_vary
 from sansio_http.app._middleware import transform_body as transform_body
+from sansio_http.bodies._body import BodyMethodError as BodyMethodError
 from sansio_http.bodies._body import BodyRequest as BodyRequest
 from sansio_http.bodies._formdata import EndOfForm as EndOfForm
 from sansio_http.bodies._formdata import Field as Field
@@ -117,6 +118,7 @@ __all__ = [
     "BadRequest",
     "BadRequestKeyError",
     "Blueprint",
+    "BodyMethodError",
     "BodyRequest",
     "CORSMiddleware",
     "ChunkTransform",

@@ -132,12 +132,28 @@ def test_two_host_fields_are_400() -> None:
     ("path", "raw_path"),
     [
         ("url", b"url"),  # uvicorn's h11 mode passes "GET url" on as it is
-        ("http://testserver/p", b"http://testserver/p"),  # and absolute-form
+        ("ftp://testserver/p", b"ftp://testserver/p"),  # and any absolute-form
         ("/etc", b"%2Fetc"),
     ],
 )
 def test_a_target_that_is_not_a_path_is_400(path: str, raw_path: bytes) -> None:
     refused(400, path=path, raw_path=raw_path)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [("http://testserver/p", "/p"), ("HTTP://TestServer/p", "/p"), ("http://testserver", "/")],
+)
+def test_absolute_form_left_as_the_path_is_served_at_its_path(path: str, expected: str) -> None:
+    # uvicorn's h11 mode passes an absolute-form target on as the path.
+    result = answer("GET", path, raw_path=path.encode())
+    assert result.status == 200, result.body
+    assert [each.path for each in seen] == [expected]
+
+
+def test_absolute_form_naming_another_host_is_400() -> None:
+    result = refused(400, path="http://evil.example/p", raw_path=b"http://evil.example/p")
+    assert b"does not match the Host" in result.body
 
 
 def test_options_asterisk_gets_204_without_the_handler() -> None:

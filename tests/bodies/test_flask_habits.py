@@ -2,8 +2,9 @@
 
 ``request.form``, ``request.files`` and ``request.json`` are awaited methods
 here. A view written the Flask way (``request.form["name"]``) gets a
-``TypeError`` that names both of our spellings, not Python's "'method' object
-is not subscriptable"; awaiting the methods works as it always did. An upload
+``BodyMethodError`` (a ``RuntimeError``, which templates do not swallow)
+that names both of our spellings, not Python's "'method' object is not
+subscriptable"; awaiting the methods works as it always did. An upload
 saves to a path as well as to a file object, as Flask's does.
 """
 
@@ -24,6 +25,7 @@ from typing_extensions import assert_type
 from sansio_http import (
     App,
     AppConfig,
+    BodyMethodError,
     BodyRequest,
     FormDecoder,
     ImmutableMultiDict,
@@ -73,7 +75,7 @@ def form_request() -> MemoryRequest:
 @pytest.mark.parametrize(("name", "blocking"), READS)
 def test_a_flask_habit_names_both_spellings(name: str, blocking: str, habit: str) -> None:
     read = getattr(form_request(), name)
-    with pytest.raises(TypeError) as raised:
+    with pytest.raises(BodyMethodError) as raised:
         HABITS[habit](read)
     assert str(raised.value) == message(name, blocking)
 
@@ -112,7 +114,9 @@ def test_a_read_is_still_a_bound_method_to_introspection() -> None:
 def test_the_class_attribute_documents_the_method() -> None:
     assert inspect.iscoroutinefunction(BodyRequest.form)
     assert inspect.iscoroutinefunction(form_request().json)
-    assert str(inspect.signature(BodyRequest.json)) == "(self, *, force: 'bool' = False) -> 'Any'"
+    assert str(inspect.signature(BodyRequest.json)) == (
+        "(self, *, force: 'bool' = False, silent: 'bool' = False) -> 'Any'"
+    )
     assert BodyRequest.form.__name__ == "form"
     assert "form body" in (BodyRequest.form.__doc__ or "")
     assert "force" in (BodyRequest.json.__doc__ or "")
@@ -162,7 +166,7 @@ def test_a_view_with_a_habit_raises_the_message(
     interface: Interface, path: str, body: dict[str, Any], expected: str
 ) -> None:
     client = Client(habits_app(), interface=interface)
-    with pytest.raises(TypeError) as raised:
+    with pytest.raises(BodyMethodError) as raised:
         client.post(path, **body)
     assert str(raised.value) == expected
 
@@ -325,3 +329,103 @@ def test_a_view_saves_an_upload_to_a_path(interface: Interface, tmp_path: Path) 
         response = client.post(f"/{kind}", files={"upload": ("a.bin", DATA)})
         assert (response.status_code, response.text) == (200, str(len(DATA)))
         assert (tmp_path / f"{kind}.bin").read_bytes() == DATA
+
+
+# -- in a template --------------------------------------------------------------------
+
+TEMPLATES = {
+    "subscript": "{{ request.form['name'] }}",
+    "get": "{{ request.form.get('name') }}",
+    "test": "{% if request.form %}yes{% endif %}",
+    "loop": "{% for key in request.form %}{{ key }}{% endfor %}",
+}
+
+
+def test_the_error_is_not_one_a_template_swallows() -> None:
+    # Jinja2 (and Django's templates) turn these into an undefined value.
+    assert not issubclass(BodyMethodError, (TypeError, AttributeError, LookupError))
+    assert issubclass(BodyMethodError, RuntimeError)
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+@pytest.mark.parametrize("source", list(TEMPLATES.values()), ids=list(TEMPLATES))
+def test_a_habit_in_a_jinja2_template_is_an_error_not_empty(
+    interface: Interface, source: str
+) -> None:
+    jinja2 = pytest.importorskip("jinja2")
+    template = jinja2.Environment(autoescape=True).from_string(source)
+    app = App("templates")
+
+    @app.post("/")
+    def page(request: BodyRequest) -> str:
+        return str(template.render(request=request))
+
+    client = Client(app, interface=interface)
+    with pytest.raises(BodyMethodError, match=r"request\.form is a method"):
+        client.post("/", data={"name": "x"})
+
+
+# -- get_json(silent=True), Flask's way to get None ---------------------------------------
+
+
+def silent_app() -> App:
+    app = App("silent")
+
+    @app.post("/sync")
+    def sync_view(request: BodyRequest) -> dict[str, Any]:
+        return {"value": request.get_json(silent=True)}
+
+    @app.post("/async")
+    async def async_view(request: BodyRequest) -> dict[str, Any]:
+        return {"value": await request.json(silent=True)}
+
+    @app.post("/strict")
+    def strict(request: BodyRequest) -> dict[str, Any]:
+        return {"value": request.get_json()}
+
+    return app
+
+
+SILENT_CASES = [
+    ({"json": {"a": [1]}}, {"a": [1]}),
+    ({"content": b"{", "headers": {"content-type": "application/json"}}, None),
+    ({"content": b"", "headers": {"content-type": "application/json"}}, None),
+    ({"content": b'{"a": 1}', "headers": {"content-type": "text/plain"}}, None),
+    ({"content": b'{"a": 1}'}, None),
+    ({"data": {"a": "1"}}, None),
+]
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+@pytest.mark.parametrize("path", ["/sync", "/async"])
+@pytest.mark.parametrize(("body", "expected"), SILENT_CASES)
+def test_silent_returns_none_for_a_missing_bad_or_non_json_body(
+    interface: Interface, path: str, body: dict[str, Any], expected: object
+) -> None:
+    response = Client(silent_app(), interface=interface).post(path, **body)
+    assert response.status_code == 200
+    assert response.json() == {"value": expected}
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+def test_without_silent_a_non_json_type_is_415_and_bad_json_400(interface: Interface) -> None:
+    client = Client(silent_app(), interface=interface, raise_app_exceptions=False)
+    assert (
+        client.post("/strict", content=b"{}", headers={"content-type": "text/plain"}).status_code
+        == 415
+    )
+    assert (
+        client.post(
+            "/strict", content=b"{", headers={"content-type": "application/json"}
+        ).status_code
+        == 400
+    )
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+@pytest.mark.parametrize("path", ["/sync", "/async"])
+def test_silent_does_not_hide_a_body_too_large(interface: Interface, path: str) -> None:
+    app = silent_app()
+    app.config.max_content_length = 4
+    client = Client(app, interface=interface, raise_app_exceptions=False)
+    assert client.post(path, json={"a": "long enough"}).status_code == 413

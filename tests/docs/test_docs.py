@@ -245,3 +245,13 @@ def test_samples_share_a_namespace_and_await_works(tmp_path: Path) -> None:
 def test_a_wrong_doctest_output_is_reported(tmp_path: Path) -> None:
     failures = run_doctest(Sample("doctest", 3, ">>> 1 + 1\n3\n"), {}, "p", tmp_path / "p.rst")
     assert "Expected:\n    3\nGot:\n    2" in failures
+
+
+def test_the_porting_notes_name_the_counterpart_of_background_tasks() -> None:
+    # streaming.rst documents Response.call_on_close; app.rst's Starlette
+    # notes must point to it, not say there is none.
+    app_page = (DOCS / "app.rst").read_text(encoding="utf-8")
+    assert "call_on_close" in (DOCS / "streaming.rst").read_text(encoding="utf-8")
+    assert "no counterpart" not in app_page
+    notes = app_page[app_page.index("BackgroundTasks") :][:200]
+    assert "call_on_close" in notes

@@ -20,8 +20,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from sansio_http import ServerSentEvent
+from sansio_http.messages._events import MAX_LAST_EVENT_ID
 from tests.app import servers
 from tests.app.test_event_stream import KEEPALIVE, marks
+from tests.messages.test_events import StreamState, parse_stream
 
 pytestmark = pytest.mark.integration
 
@@ -180,3 +183,18 @@ def test_a_bad_last_event_id_is_refused(server: servers.Server) -> None:
             assert "xxxx" not in long.text
         resumed = client.get("/sync/tokens", headers={"last-event-id": "41"})
         assert resumed.content == event(42) + event(43) + event(44)
+
+
+@pytest.mark.parametrize(
+    "ident",
+    ["41", "a b", "résumé", "a:b;c=d,e\"f'g", "\u0080\u00ff\u2028", "x" * MAX_LAST_EVENT_ID],
+)
+def test_an_event_id_comes_back_from_the_reconnect(server: servers.Server, ident: str) -> None:
+    # What the browser remembers of the event, and sends back as UTF-8.
+    state = StreamState()
+    parse_stream(ServerSentEvent("x", id=ident).encode(), state)
+    assert state.last_event_id == ident
+    with httpx.Client(base_url=server.url, timeout=TIMEOUT) as client:
+        response = client.get("/last-event-id", headers=[(b"last-event-id", ident.encode())])
+    assert response.status_code == 200
+    assert response.json() == {"last_event_id": ident}

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.app import servers
 from tests.app.servers import wait_ready
 
 from .test_uvicorn import free_port, start, stop
@@ -195,16 +196,53 @@ def test_content_length_with_transfer_encoding_is_400_and_closes(port: int) -> N
         connection.close()
 
 
+def test_absolute_form_naming_the_host_is_served(port: int) -> None:
+    # RFC 9112 §3.2.2: a server MUST accept absolute-form. uvicorn's h11 mode
+    # passes "http://x/hello" on as the path, its httptools mode "/hello",
+    # gunicorn makes PATH_INFO "/hello": all are served at /hello.
+    assert ask(port, b"GET http://x/hello HTTP/1.1\r\nHost: x\r\n\r\n").status == 200
+    assert ask(port, b"GET HTTP://X/hello HTTP/1.1\r\nHost: x\r\n\r\n").status == 200
+
+
 @pytest.mark.parametrize(
-    ("port", "status"), [("uvicorn-h11", 400), ("uvicorn-httptools", 200)], indirect=["port"]
+    ("port", "status"),
+    [("uvicorn-h11", 400), ("uvicorn-httptools", 200), ("gunicorn", 400)],
+    indirect=["port"],
 )
-def test_absolute_form_is_served_only_when_the_server_made_it_a_path(
-    port: int, status: int
+def test_absolute_form_naming_another_host(port: int, status: int) -> None:
+    # A 400 wherever the target reaches the adapter; uvicorn's httptools
+    # mode keeps only the path, so the other authority is never seen.
+    request = b"GET http://evil.example/hello HTTP/1.1\r\nHost: x\r\n\r\n"
+    assert ask(port, request).status == status
+
+
+# -- one App behind every server -------------------------------------------------------
+
+APP_MODULE = "tests.integration.test_mount_flask"
+
+
+@pytest.fixture(scope="module", params=["devserver-wsgi", "devserver-asgi", "gunicorn", "uvicorn"])
+def app_server(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, int]]:
+    """The name and port of a server running the App of :data:`APP_MODULE`."""
+    log = tmp_path_factory.mktemp("absolute") / "server.log"
+    server = servers.start(request.param, APP_MODULE, log)
+    try:
+        yield request.param, int(server.url.rpartition(":")[2])
+    finally:
+        server.stop()
+
+
+def test_an_app_answers_absolute_form_alike_behind_every_server(
+    app_server: tuple[str, int],
 ) -> None:
-    # uvicorn's h11 mode passes "http://x/hello" on as the path, which the
-    # adapter refuses rather than route as "/http://x/hello"; its httptools
-    # mode gives the path "/hello".
-    assert ask(port, b"GET http://x/hello HTTP/1.1\r\nHost: x\r\n\r\n").status == status
+    name, app_port = app_server
+    same = ask(app_port, b"GET http://x/administrator HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert (same.status, same.body) == (200, b"outer")
+    other = ask(app_port, b"GET http://evil.example/administrator HTTP/1.1\r\nHost: x\r\n\r\n")
+    # uvicorn (httptools, its default) drops the target's authority.
+    assert other.status == (200 if name == "uvicorn" else 400)
 
 
 # -- WSGI: what gunicorn passes on -----------------------------------------------------

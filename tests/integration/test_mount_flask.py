@@ -58,6 +58,11 @@ def make_flask() -> flask.Flask:
             "sha256": hashlib.sha256(content).hexdigest(),
         }
 
+    @legacy.post("/echo")
+    def echo() -> Any:
+        data = flask.request.get_data()
+        return {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+
     @legacy.get("/stream")
     def stream() -> flask.Response:
         token = flask.request.args.get("token", "")
@@ -172,6 +177,17 @@ def test_flask_reads_a_form_and_an_upload(client: Client) -> None:
     assert response.json() == {
         "name": "Zoë",
         "filename": "data.bin",
+        "size": len(content),
+        "sha256": hashlib.sha256(content).hexdigest(),
+    }
+
+
+def test_flask_reads_a_chunked_body(client: Client) -> None:
+    # No Content-Length: Werkzeug reads the body only where the server says
+    # that wsgi.input ends by itself (wsgi.input_terminated).
+    content = bytes(range(256)) * 64
+    response = client.post("/flask/echo", content=iter([content[:100], content[100:]]))
+    assert response.json() == {
         "size": len(content),
         "sha256": hashlib.sha256(content).hexdigest(),
     }

@@ -69,6 +69,18 @@ def test_flask_reads_a_form_and_an_upload(http: httpx.Client) -> None:
     }
 
 
+def test_flask_reads_a_chunked_upload(http: httpx.Client) -> None:
+    content = bytes(range(256)) * 4096  # 1 MiB
+    pieces = [content[i : i + 65536] for i in range(0, len(content), 65536)]
+    # An iterator: httpx sends it chunked, without a Content-Length.
+    response = http.post("/flask/echo", content=iter(pieces))
+    assert response.request.headers["transfer-encoding"] == "chunked"
+    assert response.json() == {
+        "size": len(content),
+        "sha256": hashlib.sha256(content).hexdigest(),
+    }
+
+
 def test_flask_streams_before_its_generator_ends(http: httpx.Client) -> None:
     token = uuid.uuid4().hex
     with http.stream("GET", f"/flask/stream?token={token}") as response:

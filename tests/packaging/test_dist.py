@@ -228,3 +228,19 @@ def test_editable_install_prints_no_setuptools_notice(project: Path, tmp_path: P
     assert result.returncode == 0, result.stdout
     assert "editable" not in result.stdout.lower(), result.stdout
     assert (project / "build").is_dir()  # the strict mode's link tree is still made
+
+
+def test_the_build_requires_the_setuptools_that_reads_the_metadata() -> None:
+    # PEP 639's `license = "MIT"` (an SPDX expression) and `license-files`:
+    # setuptools reads them from 77.0; an older one refuses the table.
+    from packaging.requirements import Requirement
+
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert '\nlicense = "MIT"\n' in text
+    build = text[text.index("[build-system]") :].split("\n[", 1)[0]
+    requires = build[build.index("requires = [") :].split("]", 1)[0]
+    (spec,) = [item.strip().strip('"') for item in requires.split("[", 1)[1].split(",")]
+    requirement = Requirement(spec)
+    assert requirement.name == "setuptools"
+    assert not requirement.specifier.contains("76.1.0")
+    assert requirement.specifier.contains("77.0.0")

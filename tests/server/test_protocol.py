@@ -88,7 +88,8 @@ def test_targets_of_no_valid_form_are_400(serve: Serve, facts: Any, line: bytes)
 def test_absolute_form_takes_path_query_and_host_from_the_target(serve: Serve, facts: Any) -> None:
     with serve(facts) as running:
         answer = exchange(
-            running, b"GET http://example.com:8080/p%20q?a=1 HTTP/1.1\r\nHost: other\r\n\r\n"
+            running,
+            b"GET http://example.com:8080/p%20q?a=1 HTTP/1.1\r\nHost: Example.COM:8080\r\n\r\n",
         )
     assert status_of(answer) == 200
     assert body_of(answer) == {
@@ -101,6 +102,14 @@ def test_absolute_form_takes_path_query_and_host_from_the_target(serve: Serve, f
             else {"names": ["host"]}
         ),
     }
+
+
+def test_absolute_form_naming_another_host_is_400(serve: Serve, facts: Any) -> None:
+    # As under the adapters: a proxy routing by Host would see another host.
+    with serve(facts) as running:
+        answer = exchange(running, b"GET http://example.com/ HTTP/1.1\r\nHost: other\r\n\r\n")
+    assert status_of(answer) == 400
+    assert b"does not match the Host" in answer
 
 
 def test_absolute_form_without_a_path_is_the_root(serve: Serve, facts: Any) -> None:
@@ -360,5 +369,7 @@ def test_the_503_past_max_connections_has_a_date(serve: Serve) -> None:
 
 def test_absolute_form_keeps_the_connections_scheme(serve: Serve) -> None:
     with serve(facts_wsgi) as running:
-        answer = exchange(running, b"GET https://example.com/ HTTP/1.1\r\nHost: x\r\n\r\n")
+        answer = exchange(
+            running, b"GET https://example.com/ HTTP/1.1\r\nHost: example.com\r\n\r\n"
+        )
     assert body_of(answer)["scheme"] == "http"

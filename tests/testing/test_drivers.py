@@ -10,6 +10,7 @@ from wsgiref.validate import validator
 
 import pytest
 
+from sansio_http import App
 from sansio_http.asgi._types import Message, Receive, Scope, Send
 from sansio_http.testing import Client
 from tests.asgi.checker import Checker
@@ -41,6 +42,26 @@ def test_exc_info_replaces_the_headers_until_they_are_sent() -> None:
 
     response = Client(validator(app)).get("/")
     assert (response.status_code, response.reason, response.text) == (500, "Oops", "error page")
+
+
+@pytest.mark.parametrize("mounted", [False, True], ids=["client", "bridge"])
+def test_exc_info_may_come_by_keyword(mounted: bool) -> None:
+    # gunicorn, wsgiref and the WSGI-in-ASGI bridge take exc_info= by keyword.
+    def app(environ: Any, start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        try:
+            raise ValueError("late")
+        except ValueError:
+            start_response("500 Oops", [("Content-Type", "text/plain")], exc_info=sys.exc_info())
+        return [b"error page"]
+
+    if mounted:
+        outer = App()
+        outer.mount("/legacy", app)
+        response = Client(outer).get("/legacy/")
+    else:
+        response = Client(app).get("/")
+    assert (response.status_code, response.text) == (500, "error page")
 
 
 def test_exc_info_after_the_headers_were_sent_propagates() -> None:
@@ -173,3 +194,12 @@ def test_background_work_after_the_response_finishes_first() -> None:
 
     assert Client(app).get("/").text == "ok"
     assert done == ["background"]
+
+
+def test_pathsend_of_a_directory_cuts_the_response(tmp_path: Path) -> None:
+    # A server opens the file after the head: one that cannot closes the
+    # connection; the response is never a silent, empty 200.
+    app = Checker(asgi(START, {"type": "http.response.pathsend", "path": str(tmp_path)}))
+    with pytest.raises(RuntimeError, match="could not send the file") as caught:
+        Client(app).get("/")
+    assert isinstance(caught.value.__cause__, IsADirectoryError)

@@ -322,6 +322,10 @@ def wsgi_environ(scope: Scope, request: ASGIRequest, body: _BodyInput) -> dict[s
         "wsgi.version": (1, 0),
         "wsgi.url_scheme": scheme,
         "wsgi.input": body,
+        # The input ends where the ASGI body ends (the last receive()), chunked
+        # or not: an application may read to its end, as under gunicorn.
+        # Werkzeug reads a body without Content-Length only when this is set.
+        "wsgi.input_terminated": True,
         "wsgi.errors": sys.stderr,
         "wsgi.multithread": True,
         "wsgi.multiprocess": True,

@@ -27,7 +27,7 @@ from sansio_http.messages._request import RAISE_EXCEPTIONS, TransportValue
 from sansio_http.messages._state import State
 
 from ._receive import Receiver
-from ._scope import server_address, split_path
+from ._scope import origin_path, server_address, split_path
 from ._spool import SpoolWriter
 from ._threads import DEFAULT_POOLS, ThreadPools
 from ._types import Message, Receive, Scope
@@ -175,6 +175,9 @@ class ASGIRequest(BodyRequest):
         root_path = scope.get("root_path")
         if root_path:
             path, self.root_path = split_path(path, root_path)
+        if path[:1] != "/":
+            # An absolute-form target left as the path (uvicorn's h11 mode).
+            path = origin_path(path)
         self.path = path if path[:1] == "/" else "/" + path
         self.scheme = scope.get("scheme") or ("ws" if scope["type"] == "websocket" else "http")
         self.query_string = scope.get("query_string", b"")

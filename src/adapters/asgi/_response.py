@@ -30,6 +30,7 @@ import functools
 import inspect
 import logging
 import os
+import stat
 import time
 import types
 from collections.abc import (
@@ -411,17 +412,29 @@ async def _short_file(path: str, data: bytes) -> AsyncIterator[bytes]:
 
 
 async def _is_whole_file(body: FileBody, io: ThreadPool) -> bool:
-    """Return whether the body is one region covering the whole file."""
+    """Return whether the body is one region covering the whole of a regular file.
+
+    NOTE: anything else (a directory, a missing file) takes the general
+    path, whose open fails before the head: a 500, as without pathsend.
+    A server handed the path would fail after the head, or not at all.
+    """
     segments = body.segments
     if len(segments) != 1 or not isinstance(segments[0], FileRegion):
         return False
     offset, length = segments[0]
     if offset != 0:
         return False
-    if length is None:
-        return True
-    size = await io.submit(os.path.getsize, body.path)
-    return size == length
+    size = await io.submit(_regular_file_size, body.path)
+    return size is not None and (length is None or size == length)
+
+
+def _regular_file_size(path: str) -> int | None:
+    """Return the size of the regular file at ``path``, None for anything else."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_size if stat.S_ISREG(status.st_mode) else None
 
 
 def _not_bytes(chunk: object) -> bytes:

@@ -14,7 +14,7 @@ from sansio_http.messages._head import HeadLimits, check_head
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 
-__all__ = ["check_scope", "client_address", "server_address", "split_path"]
+__all__ = ["check_scope", "client_address", "origin_path", "server_address", "split_path"]
 
 
 def check_scope(scope: Any, limits: HeadLimits, request: Request | None = None) -> Response | None:
@@ -37,6 +37,8 @@ def check_scope(scope: Any, limits: HeadLimits, request: Request | None = None) 
         HTTPError: 400, 413, 414, 431 or 501, as the core's checks say.
     """
     path: str = scope["path"]
+    if path[:1] != "/":
+        path = origin_path(path)
     # raw_path is optional in the ASGI specification; the decoded path is
     # the best guess at the target without it.
     target: bytes = scope.get("raw_path") or path.encode("utf-8", "surrogatepass")
@@ -50,6 +52,24 @@ def check_scope(scope: Any, limits: HeadLimits, request: Request | None = None) 
         scope.get("query_string", b""),
         request,
     )
+
+
+def origin_path(path: str) -> str:
+    """Return the path of an absolute-form target a server left as the path.
+
+    uvicorn's h11 mode puts ``http://host/a`` in the scope's ``path``
+    (httptools gives ``/a``); RFC 9112 §3.2.2 asks a server to accept that
+    form, so the path is the part after the authority. Any other path
+    without a leading ``/`` is returned as it is, for the head checks to
+    refuse.
+    """
+    for scheme in ("http://", "https://"):
+        if path[: len(scheme)].lower() == scheme:
+            rest = path[len(scheme) :]
+            slash = rest.find("/")
+            # An empty path-abempty is "/" (RFC 9110 §4.2.3).
+            return rest[slash:] if slash >= 0 else "/"
+    return path
 
 
 def split_path(path: str, root_path: str) -> tuple[str, str]:
@@ -68,6 +88,8 @@ def split_path(path: str, root_path: str) -> tuple[str, str]:
         The path, always starting with ``/``, and the root path without a
         trailing ``/`` (empty when the application is not mounted).
     """
+    if path[:1] != "/":
+        path = origin_path(path)
     if root_path:
         root_path = root_path.rstrip("/")
         if root_path and path.startswith(root_path):

@@ -265,6 +265,15 @@ class HTTPConnection:
             target = parse_target(request.method, request.target)
         except InvalidTarget as exc:
             raise _Refusal(400, exc.detail) from exc
+        authority = target.authority
+        if authority is not None and request.method != b"CONNECT":
+            # RFC 9112 §3.2.2: absolute-form is accepted, and the target's
+            # authority is the request's (§3.3). RFC 9110 §7.2: the client
+            # sends it as Host too. SECURITY: a Host naming another authority
+            # means a proxy routing by Host and the application would see two
+            # hosts: refused, as the WSGI and ASGI adapters refuse it.
+            if head.host is None or head.host.lower() != authority.lower():
+                raise _Refusal(400, "the request target's authority does not match the Host header")
         if request.method == b"CONNECT":
             # RFC 9110 §9.3.6: CONNECT asks for a tunnel, which only a proxy
             # provides; §15.6.2: an unimplemented method is a 501.

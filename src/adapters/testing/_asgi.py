@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from sansio_http.http._headers import Headers
 from sansio_http.messages._request import RAISE_EXCEPTIONS
 
-from ._request import ClientRequest
+from ._request import ClientRequest, declared_length
 from ._response import ClientResponse, has_content
 
 __all__ = ["RAISE_EXCEPTIONS", "ASGIApp", "EventLoop", "Lifespan", "LifespanError", "run_asgi"]
@@ -103,7 +103,10 @@ async def wait_until(
             waiter.cancel()
 
 
-def _body_messages(body: bytes | Iterable[bytes]) -> Iterator[Message]:
+def _body_messages(body: bytes | Iterable[bytes], declared: int | None) -> Iterator[Message]:
+    if declared is not None:
+        yield from _sized_messages([body] if isinstance(body, bytes) else body, declared)
+        return
     if isinstance(body, bytes):
         yield {"type": "http.request", "body": body, "more_body": False}
         return
@@ -116,6 +119,27 @@ def _body_messages(body: bytes | Iterable[bytes]) -> Iterator[Message]:
         yield {"type": "http.request", "body": current, "more_body": following is not None}
         current = following
     yield {"type": "http.request", "body": b"", "more_body": False}
+
+
+def _sized_messages(chunks: Iterable[bytes], declared: int) -> Iterator[Message]:
+    """Deliver a body of ``declared`` bytes as a server reads it by its Content-Length.
+
+    Bytes past the length are not delivered (a server would read them as
+    the next request); a body that ends short is a client that went away
+    mid-body, which a server reports as ``http.disconnect`` (uvicorn does).
+    """
+    if not declared:
+        yield {"type": "http.request", "body": b"", "more_body": False}
+        return
+    remaining = declared
+    for chunk in chunks:
+        piece = bytes(chunk[:remaining])
+        if piece:
+            remaining -= len(piece)
+            yield {"type": "http.request", "body": piece, "more_body": remaining > 0}
+            if not remaining:
+                return
+    yield {"type": "http.disconnect"}
 
 
 def http_scope(request: ClientRequest, state: dict[str, Any] | None) -> Scope:
@@ -162,7 +186,9 @@ class _Exchange:
         self.complete = False
         self.gone = False
         self.reported = False
-        self.messages = _body_messages(request.body)
+        #: The server's failure that cut the response off after its head.
+        self.cut: ServerError | None = None
+        self.messages = _body_messages(request.body, declared_length(request.headers))
         self.body_read = False
         self.progress = asyncio.Event()
         self.finished = asyncio.Event()
@@ -178,6 +204,9 @@ class _Exchange:
     async def receive(self) -> Message:
         if not self.body_read and not self.gone:
             message = next(self.messages)
+            if message["type"] == "http.disconnect":
+                self.body_read = True  # the client sent less than its Content-Length
+                return message
             self.body_read = not message["more_body"]
             return message
         # Like uvicorn: once the body is read, wait for the end of the response.
@@ -223,10 +252,19 @@ class _Exchange:
             raise OSError("the client closed the connection")
 
     async def _send_file(self, path: str) -> None:
-        status = self.status
-        if self.request.method != "HEAD" and status is not None and has_content(status):
+        # A server opens the file after the head (the ASGI specification
+        # leaves the failure to it): one that cannot closes the connection,
+        # and the application, whose send() returned, knows nothing.
+        try:
             with open(path, "rb") as file:
-                self.chunks.append(file.read())
+                data = file.read()
+        except OSError as exc:
+            self.cut = ServerError(f"the server could not send the file {path!r}: {exc}")
+            self.cut.__cause__ = exc
+            data = b""
+        status = self.status
+        if data and self.request.method != "HEAD" and status is not None and has_content(status):
+            self.chunks.append(data)
         self.complete = True
 
     def _wait(self, ready: Callable[[], bool]) -> None:
@@ -270,6 +308,8 @@ class _Exchange:
                 if not self.chunks:
                     self.drained.set()
                 yield chunk
+            if self.cut is not None:
+                raise self.cut
             if self.complete or self.task.done():
                 break
         # Work the application does after the response (background tasks)
@@ -288,6 +328,10 @@ class _Exchange:
         error = self._failure()
         if error is not None:
             raise error
+
+
+class ServerError(RuntimeError):
+    """The emulated server failed after the head and closed the connection."""
 
 
 def _server_error(request: ClientRequest) -> ClientResponse:

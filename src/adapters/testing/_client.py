@@ -23,7 +23,7 @@ from sansio_http.http._headers import Headers, MutableHeaders
 from ._asgi import ASGIApp, EventLoop, Lifespan, run_asgi
 from ._cookies import CookieJar
 from ._multipart import FileSpec, FormData, encode_form, encode_json, encode_multipart
-from ._request import ClientRequest, resolve_url
+from ._request import ClientRequest, declared_length, resolve_url
 from ._response import ClientResponse
 from ._websocket import WebSocketSession
 from ._wsgi import WSGIApp, run_wsgi
@@ -51,7 +51,9 @@ class RequestOptions(TypedDict, total=False):
         headers: Header fields, replacing the client's fields of the same names.
         cookies: Cookies sent with this request only, over the jar's.
         content: A raw body: bytes, text (sent as UTF-8) or an iterable of
-            bytes, sent with chunked transfer coding.
+            bytes, sent with chunked transfer coding unless ``headers``
+            give a Content-Length; a body shorter than a Content-Length
+            given reaches the application as a client gone mid-body.
         data: Form fields, urlencoded (or multipart with ``files``).
         files: Files to upload as ``multipart/form-data``.
         json: A value sent as an ``application/json`` body.
@@ -269,7 +271,17 @@ class Client:
         cookie = self._cookie_header(url, options.get("cookies"))
         if cookie is not None:
             headers["cookie"] = cookie
-        if isinstance(body, bytes):
+        declared = declared_length(headers)
+        if declared is not None:
+            # NOTE: a Content-Length the caller gives is sent as given, as httpx
+            # does; the drivers deliver the body as a server would read it.
+            if isinstance(body, bytes) and len(body) > declared:
+                raise ValueError(
+                    f"the body has {len(body)} bytes but Content-Length says {declared}:"
+                    " a server would read the bytes after it as the next request;"
+                    " leave Content-Length out and the client sets it"
+                )
+        elif isinstance(body, bytes):
             headers["content-length"] = str(len(body))
         elif body is not None:
             # RFC 9112 §6.1: a body of unknown length goes chunked.

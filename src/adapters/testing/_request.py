@@ -18,13 +18,26 @@ from sansio_http.http._headers import Headers
 
 from ._multipart import FormData, form_pairs
 
-__all__ = ["ClientRequest", "resolve_url"]
+__all__ = ["ClientRequest", "declared_length", "resolve_url"]
 
 DEFAULT_PORTS: Final = {"http": 80, "https": 443, "ws": 80, "wss": 443}
 # RFC 3986 §3.3 pchar and "/" stay as they are, and so do existing escapes;
 # anything else (spaces, non-ASCII text) is percent-encoded as UTF-8.
 _PATH_SAFE: Final = "/%!$&'()*+,;=:@~-._"
 _QUERY_SAFE: Final = _PATH_SAFE + "?"
+
+
+def declared_length(headers: Headers) -> int | None:
+    """Return the body length a request's Content-Length declares, if it declares one.
+
+    Returns:
+        The length, or None without a single field of ASCII digits (the
+        application answers such a field itself, 400 or 413).
+    """
+    values = headers.getlist("content-length")
+    if len(values) != 1 or not (values[0].isascii() and values[0].isdigit()):
+        return None
+    return int(values[0]) if len(values[0]) <= 20 else 10**20
 
 
 def resolve_url(

@@ -34,7 +34,7 @@ class StartResponse(Protocol):
     """The ``start_response`` callable of PEP 3333."""
 
     def __call__(
-        self, status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = None, /
+        self, status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = None
     ) -> Callable[[bytes], object]:
         """Begin the response."""
 
@@ -131,8 +131,10 @@ class _Exchange:
         self.result: Iterable[bytes] = ()
 
     def start_response(
-        self, status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = None, /
+        self, status: str, headers: list[tuple[str, str]], exc_info: ExcInfo | None = None
     ) -> Callable[[bytes], object]:
+        # NOTE: exc_info may come by keyword, as gunicorn, wsgiref, the
+        # development server and the WSGI-in-ASGI bridge take it.
         if exc_info is not None:
             # PEP 3333: once the headers went out, the error can only propagate.
             if self.headers_sent:

@@ -27,12 +27,13 @@ from typing_extensions import Self
 from sansio_http.bodies._formdata import FormData, UploadedFile
 from sansio_http.bodies._json import decode_json
 from sansio_http.http._multidict import ImmutableMultiDict, MultiDict
-from sansio_http.messages._errors import UnsupportedMediaType
+from sansio_http.messages._errors import BadRequest, UnsupportedMediaType
 from sansio_http.messages._request import Request
 
 __all__ = [
     "ALREADY_STREAMED",
     "EMPTY_FORM",
+    "BodyMethodError",
     "BodyRequest",
     "blocking_read_error",
     "with_settings",
@@ -110,8 +111,23 @@ _VALUE_METHODS: Final = frozenset(
 )
 
 
-def _value_habit_error(name: str) -> TypeError:
-    return TypeError(
+class BodyMethodError(RuntimeError):
+    """A body read used as the value Flask has under its name.
+
+    ``request.form``, ``request.files`` and ``request.json`` are awaited
+    methods here; subscripting one, iterating it, testing it or calling a
+    multidict method on it raises this error, whose message names the
+    blocking and the awaited spelling to use instead.
+
+    NOTE: a ``RuntimeError``, not a ``TypeError``: template engines turn
+    ``TypeError``, ``AttributeError`` and ``LookupError`` from an item or an
+    attribute into an undefined value, so ``{{ request.form['x'] }}`` would
+    render empty, silently, in Jinja2.
+    """
+
+
+def _value_habit_error(name: str) -> BodyMethodError:
+    return BodyMethodError(
         f"request.{name} is a method: in a def view call "
         f"request.{_BLOCKING_SPELLING[name]}(); in an async def view, await request.{name}()"
     )
@@ -122,9 +138,9 @@ class _BoundRead(partial[Coroutine[Any, Any, T]], Generic[P, T]):
 
     Calling it returns the coroutine, exactly as the bound method did. Used
     as the value Flask has under the same name (subscripted, iterated,
-    tested, or asked for a multidict method), it raises a ``TypeError`` that
-    names both of our spellings, instead of Python's "'method' object is
-    not subscriptable", which names neither.
+    tested, or asked for a multidict method), it raises a
+    :class:`BodyMethodError` that names both of our spellings, instead of
+    Python's "'method' object is not subscriptable", which names neither.
     """
 
     __slots__ = ()
@@ -246,7 +262,8 @@ class BodyRequest(Request):
     :meth:`get_json` and :meth:`json` decode only a body declared as JSON
     and answer 415 to any other (``force=True`` accepts any type). ``form``,
     ``files`` and ``json`` are awaited methods: Flask's
-    ``request.form["name"]`` raises a ``TypeError`` naming both spellings.
+    ``request.form["name"]`` raises a :class:`BodyMethodError` naming both
+    spellings.
 
     The body can be read whole more than once; streamed, only once (and not
     after a form read). A blocking read called on the thread of a running
@@ -355,7 +372,7 @@ class BodyRequest(Request):
         self._check_blocking("get_files")
         return self._read_form().files
 
-    def get_json(self, *, force: bool = False) -> Any:
+    def get_json(self, *, force: bool = False, silent: bool = False) -> Any:
         """Read a JSON body and decode it.
 
         The body is decoded when its Content-Type is ``application/json`` or
@@ -365,21 +382,33 @@ class BodyRequest(Request):
 
         Args:
             force: Decode the body whatever its Content-Type, or without one.
+            silent: Return None instead of raising for a body not declared
+                as JSON (the 415) or not valid JSON (the 400), an empty
+                one included, as Flask's ``silent=True`` does. A body that
+                cannot be read (too large, the client gone) still raises.
 
         Returns:
-            The decoded value.
+            The decoded value, or None for a body ``silent`` passes over.
 
         Raises:
             UnsupportedMediaType: The body is not declared as JSON (415),
-                unless ``force`` is true.
-            BadRequest: The body is not valid JSON.
+                unless ``force`` or ``silent`` is true. NOTE: not a
+                ``BadRequest``: catch ``HTTPError`` for both.
+            BadRequest: The body is not valid JSON, unless ``silent``.
             HTTPError: What :meth:`get_data` raises.
             RuntimeError: Called on an event loop's thread.
         """
         self._check_blocking("get_json")
         if not force:
+            if silent and not self._declares_json():
+                return None
             self._check_json()
+        if silent:
+            return _decode_or_none(self._read_body())
         return decode_json(self._read_body())
+
+    def _declares_json(self) -> bool:
+        return self.content_type in _USUAL_JSON_TYPES or self.is_json
 
     def _check_json(self) -> None:
         # SECURITY: a cross-site form or fetch() may POST text/plain (and the
@@ -390,7 +419,7 @@ class BodyRequest(Request):
         # PERF: the values clients usually send are known from the raw field,
         # without parsing it (is_json), which costs more than the rest of a
         # small JSON read.
-        if self.content_type in _USUAL_JSON_TYPES or self.is_json:
+        if self._declares_json():
             return
         raise UnsupportedMediaType(
             _NO_TYPE if self.content_type is None else _NOT_JSON, headers=_ACCEPT_JSON
@@ -474,25 +503,31 @@ class BodyRequest(Request):
         return (await self._decode_form()).files
 
     @_AwaitedRead
-    async def json(self, *, force: bool = False) -> Any:
+    async def json(self, *, force: bool = False, silent: bool = False) -> Any:
         """Read a JSON body and decode it.
 
         The body must be declared as JSON, as :meth:`get_json` says.
 
         Args:
             force: Decode the body whatever its Content-Type, or without one.
+            silent: Return None instead of raising for a body not declared
+                as JSON or not valid JSON, as :meth:`get_json` says.
 
         Returns:
-            The decoded value.
+            The decoded value, or None for a body ``silent`` passes over.
 
         Raises:
             UnsupportedMediaType: The body is not declared as JSON (415),
-                unless ``force`` is true.
-            BadRequest: The body is not valid JSON.
+                unless ``force`` or ``silent`` is true.
+            BadRequest: The body is not valid JSON, unless ``silent``.
             HTTPError: What :meth:`body` raises.
         """
         if not force:
+            if silent and not self._declares_json():
+                return None
             self._check_json()
+        if silent:
+            return _decode_or_none(await self.body())
         return decode_json(await self.body())
 
     async def is_disconnected(self) -> bool:
@@ -506,6 +541,14 @@ class BodyRequest(Request):
     async def _decode_form(self) -> FormData:
         """Decode the form body; the same object on every call."""
         raise NotImplementedError
+
+
+def _decode_or_none(data: bytes) -> Any:
+    """Return ``data`` decoded as JSON, or None where it is not valid JSON."""
+    try:
+        return decode_json(data)
+    except BadRequest:
+        return None
 
 
 def with_settings(request_class: type[B], settings: Mapping[str, object]) -> type[B]:

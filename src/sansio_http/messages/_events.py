@@ -51,6 +51,9 @@ MAX_LAST_EVENT_ID: Final = 1024
 # WHATWG HTML §9.2.6: a line ends with CRLF, a lone CR or a lone LF, and
 # nothing else (not the other breaks str.splitlines knows, such as U+2028).
 _LINE_BREAK: Final = re.compile(r"\r\n|\r|\n")
+# The ASCII control characters (HTAB, which is one, too): none comes back in a
+# header field as sent.
+_ID_CONTROL: Final = re.compile(r"[\x00-\x1f\x7f]")
 # The JSON types the standard library writes; with a ``dumps`` of the caller's,
 # anything not text or an event goes to it.
 _JSON_TYPES: Final = (dict, list, tuple, int, float, bool)
@@ -91,6 +94,29 @@ def _json_text(value: object, dumps: Dumps | None) -> str:
     return data.decode() if isinstance(data, bytes) else data
 
 
+def _check_id(text: str) -> None:
+    """Refuse an event id that would not come back as it is in ``Last-Event-ID``."""
+    control = _ID_CONTROL.search(text)
+    if control is not None:
+        char = control.group()
+        # WHATWG HTML §9.2.6: an id holding NUL is ignored by the browser, and CR
+        # or LF would end the line; RFC 9110 §5.5: a field value holds no other
+        # control character either, and servers answer 400 to the reconnect.
+        why = (
+            "it would break the stream"
+            if char in "\0\r\n"
+            else "servers answer 400 to a Last-Event-ID holding it (RFC 9110 §5.5)"
+        )
+        raise ValueError(f"an event id cannot hold the control character {char!r}: {why}: {text!r}")
+    if text != text.strip(" \t"):
+        # RFC 9110 §5.5: a field value's leading and trailing spaces are not
+        # part of it; the browser's reconnect would resume after another id.
+        raise ValueError(
+            f"an event id cannot start or end with a space: Last-Event-ID would bring it"
+            f" back stripped, {text.strip(' ')!r}, not {text!r}"
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ServerSentEvent:
     r"""One event of an event stream, its fields checked when it is made.
@@ -122,9 +148,11 @@ class ServerSentEvent:
     Raises:
         TypeError: A field has the wrong type (``data`` as ``bytes``: decode
             it; ``retry`` as a float or a bool).
-        ValueError: ``event`` holds CR or LF, ``id`` holds NUL, CR or LF or
-            is longer than :data:`MAX_LAST_EVENT_ID` bytes (it could not be
-            read back from ``Last-Event-ID``), or ``retry`` is negative.
+        ValueError: ``event`` holds CR or LF, ``id`` could not come back
+            as it is in ``Last-Event-ID`` (it holds an ASCII control
+            character, NUL, CR, LF or TAB among them; it starts or ends with
+            a space, which the header would lose; or it is longer than
+            :data:`MAX_LAST_EVENT_ID` bytes), or ``retry`` is negative.
 
     Example:
         >>> ServerSentEvent({"token": "Hi"}, event="token", id=1).encode()
@@ -153,10 +181,7 @@ class ServerSentEvent:
             if isinstance(ident, bool) or not isinstance(ident, (str, int)):
                 raise TypeError(f"an event id is a str or an int, not {type(ident).__name__}")
             text = str(ident)
-            # WHATWG HTML §9.2.6: an id holding NUL is ignored by the browser, and CR
-            # or LF would end the line.
-            if "\0" in text or "\r" in text or "\n" in text:
-                raise ValueError(f"an event id cannot hold NUL, CR or LF: {text!r}")
+            _check_id(text)
             if len(_utf8(text)) > MAX_LAST_EVENT_ID:
                 raise ValueError(
                     f"an event id is at most {MAX_LAST_EVENT_ID} bytes of UTF-8: a longer"

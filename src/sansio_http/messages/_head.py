@@ -131,9 +131,10 @@ def check_target(
         # The grammar of the forms is the development server's too; it
         # raises InvalidTarget, a 400, for anything but an http(s) URI here.
         authority = parse_target(method.encode("latin-1"), target).authority
-        # RFC 9112 §3.2: a client sends a Host identical to the target's
-        # authority; a server ignores Host for the authority (§3.2.2). A
-        # mismatch means two parties would see two hosts, so refuse it.
+        # RFC 9112 §3.2.2: absolute-form is accepted; RFC 9110 §7.2: a client
+        # sends a Host identical to the target's authority. A mismatch means
+        # a proxy routing by Host and the application would see two hosts,
+        # so refuse it, as the development server does.
         if host is None or authority is None or authority.lower() != host.lower():
             raise BadRequest("The request target's authority does not match the Host header")
     if path[:1] != "/" and path:

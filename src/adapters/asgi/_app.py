@@ -1,7 +1,8 @@
 """ASGI applications: a request handler, or an App, as an ASGI 3 callable.
 
 :func:`to_asgi` mounts an :class:`~sansio_http.App`; :func:`asgi_app` turns
-``async def handler(request) -> Response`` (plus an optional websocket
+``async def handler(request) -> Response``, or a ``def`` one run in a thread
+of the application's request pool (plus an optional websocket
 handler and lifespan hooks) into an application that
 uvicorn, hypercorn or the development server can run. The application class
 and :func:`serve_websocket` hold the rules every ASGI application of this
@@ -15,11 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Collection, Iterable
-from typing import Any
+from typing import Any, cast
 
 from sansio_http.app import App
 from sansio_http.app._context import request_var
@@ -38,13 +40,15 @@ from ._request import RAISE_EXCEPTIONS, ASGIRequest
 from ._response import NO_LENGTH_FIELDS, ResponseSender, run_close_work
 from ._scope import check_scope
 from ._static import FILE_SYSTEM
-from ._threads import ThreadPools
+from ._threads import ThreadPool, ThreadPools
 from ._types import ASGIApp, Receive, Scope, Send
 from ._websocket import WebSocket, WebSocketDisconnect
 
 __all__ = [
     "RAISE_EXCEPTIONS",
+    "ErrorRenderer",
     "Handler",
+    "SyncHandler",
     "WebSocketHandler",
     "asgi_app",
     "serve_websocket",
@@ -55,6 +59,13 @@ logger = logging.getLogger("sansio_http.asgi")
 
 #: An HTTP request handler: ``async def handler(request) -> Response``.
 Handler = Callable[[ASGIRequest], Awaitable[Response]]
+
+#: An HTTP request handler run in a thread: ``def handler(request) -> Response``.
+SyncHandler = Callable[[ASGIRequest], Response]
+
+#: Makes the response for an error: ``def render(request, exception) -> Response``,
+#: or ``async def``.
+ErrorRenderer = Callable[[Request, Exception], "Response | Awaitable[Response]"]
 
 #: A websocket session handler: ``async def handler(websocket) -> None``.
 WebSocketHandler = Callable[[WebSocket], Awaitable[None]]
@@ -127,11 +138,13 @@ class _HandlerApp:
       exception that would be a 500 propagates instead (for test clients).
 
     A head past ``head_limits``, or one the core's checks refuse, is
-    answered without the handler.
+    answered without the handler. An ``error_renderer`` makes the answer to
+    an error from the handler in place of the defaults.
     """
 
     __slots__ = (
         "_lifespan",
+        "error_renderer",
         "handler",
         "head_limits",
         "request_class",
@@ -147,8 +160,10 @@ class _HandlerApp:
         request_class: type[ASGIRequest],
         head_limits: HeadLimits,
         threads: ThreadPools,
+        error_renderer: ErrorRenderer | None = None,
     ) -> None:
         self.handler = handler
+        self.error_renderer = error_renderer
         self.websocket = websocket
         self._lifespan = lifespan
         self.request_class = request_class
@@ -181,15 +196,21 @@ class _HandlerApp:
             except HTTPError as exc:
                 if request._receiver.disconnected:
                     return
-                response = exc.to_response(request)
-            except Exception:
+                if self.error_renderer is None:
+                    response = exc.to_response(request)
+                else:
+                    response = await self._render(request, exc)
+            except Exception as exc:
                 if request._receiver.disconnected:
                     logger.info("error after the client disconnected", exc_info=True)
                     return
                 if request.propagate_exceptions:
                     raise
                 logger.exception("error in the request handler")
-                response = InternalServerError().to_response(request)
+                if self.error_renderer is None:
+                    response = InternalServerError().to_response(request)
+                else:
+                    response = await self._render(request, exc)
             body = response.body
             status = response.status
             if body.__class__ is bytes and status >= 200:
@@ -261,6 +282,21 @@ class _HandlerApp:
                 if context is not None:
                     request_var.reset(context)
 
+    async def _render(self, request: ASGIRequest, exc: Exception) -> Response:
+        """Return what the error renderer makes of ``exc``, or the default answer."""
+        renderer = cast(ErrorRenderer, self.error_renderer)
+        try:
+            response = renderer(request, exc)
+            if inspect.isawaitable(response):
+                response = await response
+            if not isinstance(response, Response):
+                raise not_a_response(renderer, response)
+        except Exception:
+            logger.exception("error in the error renderer")
+            error = exc if isinstance(exc, HTTPError) else InternalServerError()
+            return error.to_response(request)
+        return response
+
     async def _other(self, kind: str, scope: Scope, receive: Receive, send: Send) -> None:
         if kind == "websocket":
             await serve_websocket(scope, receive, send, self.websocket, state=self._lifespan.state)
@@ -271,7 +307,7 @@ class _HandlerApp:
 
 
 def asgi_app(
-    handler: Handler,
+    handler: Handler | SyncHandler,
     *,
     websocket: WebSocketHandler | None = None,
     on_startup: Iterable[Hook] = (),
@@ -283,8 +319,15 @@ def asgi_app(
     head_limits: HeadLimits | None = None,
     request_class: type[ASGIRequest] = ASGIRequest,
     threads: ThreadPools | None = None,
+    error_renderer: ErrorRenderer | None = None,
 ) -> ASGIApp:
     """Make an ASGI 3 application from ``async def handler(request)``.
+
+    A ``def`` handler works too: each call runs in a thread of the
+    application's request pool (``threads.requests``, never the loop's
+    default executor), with the context copied; its blocking body reads go
+    through the event loop. Whether the handler is a coroutine function is
+    decided here, once: an ``async def`` handler pays nothing for it.
 
     Example::
 
@@ -314,29 +357,39 @@ def asgi_app(
             the development server's by default.
         request_class: The request class to build, an :class:`ASGIRequest`
             subclass.
-        threads: The thread pools of its blocking work (sync bodies, files,
-            upload spools, work after the response); pools of the default
-            sizes, its own, when None.
+        threads: The thread pools of its blocking work (a ``def`` handler,
+            sync bodies, files, upload spools, work after the response);
+            pools of the default sizes, its own, when None.
+        error_renderer: ``render(request, exception) -> Response``, called
+            for an :class:`~sansio_http.HTTPError` that escapes the handler
+            and for any other exception (still logged first); None answers
+            with the error's own response and a 500. An ``async def`` one
+            is awaited; a ``def`` one is called on the event loop, so it
+            must be quick and must not block. When it raises (or returns no
+            Response), that is logged and the default answer is sent.
 
     Returns:
         The ASGI application.
 
     Raises:
         TypeError: ``handler`` is an :class:`~sansio_http.App` (mount it with
-            :func:`to_asgi`), or it or ``websocket`` is not a coroutine
-            function.
+            :func:`to_asgi`), or ``websocket`` is not a coroutine function.
     """
     if isinstance(handler, App):
         raise TypeError("asgi_app() takes a handler function; mount an App with to_asgi(app)")
-    for name, func in (("handler", handler), ("websocket", websocket)):
-        if func is not None and not _is_async(func):
-            raise TypeError(
-                f"asgi_app() awaits its {name}, and {getattr(func, '__qualname__', func)!r} "
-                "is not a coroutine function: write it with async def, or use an App with "
-                "to_asgi(app), which runs plain views in a thread pool"
-            )
+    if websocket is not None and not _is_async(websocket):
+        name = getattr(websocket, "__qualname__", websocket)
+        raise TypeError(
+            f"asgi_app() awaits its websocket, and {name!r} is not a coroutine function:"
+            " write it with async def"
+        )
     if threads is None:
         threads = ThreadPools()
+    call: Handler
+    if _is_async(handler):
+        call = cast(Handler, handler)
+    else:
+        call = _in_thread(cast(SyncHandler, handler), threads.requests)
     request_class = with_settings(
         request_class,
         {
@@ -348,13 +401,24 @@ def asgi_app(
         },
     )
     return _HandlerApp(
-        handler,
+        call,
         websocket,
         Lifespan(on_startup, on_shutdown),
         request_class,
         DEFAULT_HEAD_LIMITS if head_limits is None else head_limits,
         threads,
+        error_renderer,
     )
+
+
+def _in_thread(handler: SyncHandler, pool: ThreadPool) -> Handler:
+    """Return an ``async def`` handler that runs ``handler`` in a thread of ``pool``."""
+
+    @functools.wraps(handler)
+    async def call(request: ASGIRequest) -> Response:
+        return await pool(handler, request)  # type: ignore[no-any-return]
+
+    return call
 
 
 def _is_async(func: object) -> bool:

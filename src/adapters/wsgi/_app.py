@@ -1,22 +1,25 @@
 """WSGI callables: a plain request handler (and later the App) served by WSGI.
 
-:func:`wsgi_app` wraps ``def handler(request) -> Response`` for framework
+:func:`wsgi_app` wraps ``def handler(request) -> Response`` (or an
+``async def`` one, run on the worker thread's kept event loop) for framework
 authors who bring their own routing. Every callable built here answers the
-same way: an :class:`~sansio_http.HTTPError` becomes its own response, any
-other exception a 500 whose traceback goes to the ``sansio_http.wsgi``
-logger (never to the client), and the request's files are released when the
-server closes the response. A test client that sets the environ key
-:data:`RAISE_EXCEPTIONS` gets that exception raised instead of the 500.
+same way: an :class:`~sansio_http.HTTPError` becomes its own response (or
+what the ``error_renderer`` makes of it), any other exception a 500 whose
+traceback goes to the ``sansio_http.wsgi`` logger (never to the client), and
+the request's files are released when the server closes the response. A
+test client that sets the environ key :data:`RAISE_EXCEPTIONS` gets that
+exception raised instead of the 500.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import inspect
 import sys
 import threading
-from collections.abc import Callable, Collection, Iterable
-from typing import Any
+from collections.abc import Callable, Collection, Coroutine, Iterable
+from typing import Any, cast
 
 from sansio_http.app import App
 from sansio_http.app._responses import not_a_response
@@ -25,6 +28,7 @@ from sansio_http.bodies._formdata import FormLimits, SpoolFile
 from sansio_http.messages._errors import HTTPError, InternalServerError
 from sansio_http.messages._head import DEFAULT_HEAD_LIMITS, HeadLimits
 from sansio_http.messages._proxy import ProxyPolicy
+from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 
 from ._environ import check_environ
@@ -35,10 +39,28 @@ from ._response import RAISE_EXCEPTIONS, StartResponse, send_response
 from ._runner import CoroutineRunner
 from ._static import FILE_SYSTEM
 
-__all__ = ["RAISE_EXCEPTIONS", "WSGIApplication", "respond", "to_wsgi", "wsgi_app"]
+__all__ = [
+    "RAISE_EXCEPTIONS",
+    "AsyncHandler",
+    "ErrorRenderer",
+    "Handler",
+    "WSGIApplication",
+    "respond",
+    "to_wsgi",
+    "wsgi_app",
+]
 
 #: A PEP 3333 application callable.
 WSGIApplication = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
+
+#: A request handler: ``def handler(request) -> Response``.
+Handler = Callable[[WSGIRequest], Response]
+
+#: A request handler written ``async def handler(request) -> Response``.
+AsyncHandler = Callable[[WSGIRequest], Coroutine[Any, Any, Response]]
+
+#: Makes the response for an error: ``def render(request, exception) -> Response``.
+ErrorRenderer = Callable[[Request, Exception], Response]
 
 
 def respond(
@@ -46,6 +68,7 @@ def respond(
     start_response: StartResponse,
     handler: Callable[[WSGIRequest], Response],
     head_limits: HeadLimits = DEFAULT_HEAD_LIMITS,
+    error_renderer: ErrorRenderer | None = None,
 ) -> Iterable[bytes]:
     """Answer ``request`` with what ``handler`` returns or raises.
 
@@ -59,6 +82,9 @@ def respond(
         handler: Called once with the request; returns the response.
         head_limits: The limits of the request head; a head past them, or
             one the core's checks refuse, is answered without ``handler``.
+        error_renderer: Makes the response for an
+            :class:`~sansio_http.HTTPError` or another exception from
+            ``handler``; None for the error's own response and a 500.
 
     Returns:
         The WSGI iterable; the request is closed when the server is done.
@@ -70,11 +96,14 @@ def respond(
                 # Refused here, naming the handler, not as an AttributeError when sent.
                 raise not_a_response(handler, response)
         except HTTPError as exc:
-            response = exc.to_response(request)
-        except Exception:
+            if error_renderer is None:
+                response = exc.to_response(request)
+            else:
+                response = _render(error_renderer, request, exc)
+        except Exception as exc:
             if request.propagate_exceptions:
                 raise
-            return _answer_crash(request, start_response, "Exception on %s %s")
+            return _answer_crash(request, start_response, "Exception on %s %s", error_renderer, exc)
         try:
             return send_response(response, request, start_response)
         except Exception:
@@ -87,14 +116,34 @@ def respond(
         raise
 
 
+def _render(renderer: ErrorRenderer, request: WSGIRequest, exc: Exception) -> Response:
+    """Return what ``renderer`` makes of ``exc``, or the default answer if it fails."""
+    try:
+        response = renderer(request, exc)
+        if not isinstance(response, Response):
+            raise not_a_response(renderer, response)
+    except Exception:
+        logger.exception("error in the error renderer for %s %s", request.method, request.full_path)
+        error = exc if isinstance(exc, HTTPError) else InternalServerError()
+        return error.to_response(request)
+    return response
+
+
 def _answer_crash(
-    request: WSGIRequest, start_response: StartResponse, message: str
+    request: WSGIRequest,
+    start_response: StartResponse,
+    message: str,
+    error_renderer: ErrorRenderer | None = None,
+    exc: Exception | None = None,
 ) -> Iterable[bytes]:
     """Log the exception being handled and answer it with a 500 (PEP 3333)."""
     exc_info = sys.exc_info()
     try:
         logger.exception(message, request.method, request.full_path)
-        response = InternalServerError().to_response(request)
+        if error_renderer is None or exc is None:
+            response = InternalServerError().to_response(request)
+        else:
+            response = _render(error_renderer, request, exc)
         # A server that already sent headers re-raises exc_info here.
         return send_response(response, request, start_response, exc_info)
     finally:
@@ -103,7 +152,7 @@ def _answer_crash(
 
 
 def wsgi_app(
-    handler: Callable[[WSGIRequest], Response],
+    handler: Handler | AsyncHandler,
     *,
     request_class: type[WSGIRequest] = WSGIRequest,
     max_content_length: int | None = None,
@@ -111,8 +160,15 @@ def wsgi_app(
     spool: Callable[[], SpoolFile] | None = None,
     trusted_hosts: Collection[str] | None = None,
     head_limits: HeadLimits | None = None,
+    error_renderer: ErrorRenderer | None = None,
 ) -> WSGIApplication:
     """Turn ``def handler(request) -> Response`` into a WSGI application.
+
+    An ``async def`` handler works too: each call runs to completion on the
+    event loop that the worker thread keeps (a :class:`CoroutineRunner`
+    of its own), with the context copied. Its awaited body reads read
+    ``wsgi.input``. Whether the handler is a coroutine function is decided
+    here, once: a ``def`` handler pays nothing for it.
 
     Args:
         handler: Called with a :class:`WSGIRequest` for each request; it
@@ -129,13 +185,19 @@ def wsgi_app(
         trusted_hosts: Passed on to each request.
         head_limits: The limits of the request head (:func:`respond`); the
             development server's by default.
+        error_renderer: ``def render(request, exception) -> Response``,
+            called for an :class:`~sansio_http.HTTPError` that escapes the
+            handler and for any other exception (still logged first);
+            None answers with the error's own response and a 500. When the
+            renderer raises (or returns no Response), that is logged and
+            the default answer is sent.
 
     Returns:
         A PEP 3333 application, ready for gunicorn or any WSGI server.
 
     Raises:
         TypeError: ``handler`` is an :class:`~sansio_http.App` (mount it with
-            :func:`to_wsgi`) or a coroutine function.
+            :func:`to_wsgi`).
 
     Example:
         >>> from sansio_http import Response
@@ -145,14 +207,13 @@ def wsgi_app(
     """
     if isinstance(handler, App):
         raise TypeError("wsgi_app() takes a handler function; mount an App with to_wsgi(app)")
+    call: Handler
     if inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
         getattr(handler, "__call__", None)  # noqa: B004 (the method itself is inspected)
     ):
-        raise TypeError(
-            "wsgi_app() calls the handler from sync code, and "
-            f"{getattr(handler, '__qualname__', handler)!r} is async: write it with def, use "
-            "sansio_http.asgi.asgi_app for an async handler, or an App with to_wsgi(app)"
-        )
+        call = _on_kept_loop(cast(AsyncHandler, handler))
+    else:
+        call = cast(Handler, handler)
     request_class = with_settings(
         request_class,
         {
@@ -166,11 +227,23 @@ def wsgi_app(
 
     def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         request = request_class(environ)
-        return respond(request, start_response, handler, limits)
+        return respond(request, start_response, call, limits, error_renderer)
 
     application.__name__ = getattr(handler, "__name__", application.__name__)
     application.__doc__ = getattr(handler, "__doc__", None)
     return application
+
+
+def _on_kept_loop(handler: AsyncHandler) -> Handler:
+    """Return a ``def`` handler that runs ``handler`` on the thread's kept loop."""
+    runner = CoroutineRunner()
+    atexit.register(runner.close)
+
+    @functools.wraps(handler)
+    def call(request: WSGIRequest) -> Response:
+        return runner(handler(request))  # type: ignore[no-any-return]
+
+    return call
 
 
 def to_wsgi(

@@ -30,7 +30,21 @@ T = TypeVar("T")
 
 
 class CoroutineRunner:
-    """Run a coroutine to completion on the calling thread's own event loop."""
+    """Run a coroutine to completion on the calling thread's own event loop.
+
+    What :func:`to_wsgi` installs as ``App.coroutine_runner`` and what
+    :func:`wsgi_app` runs an ``async def`` handler with. A framework that
+    serves ``async def`` views from WSGI worker threads makes one and calls
+    it with each view's coroutine; :meth:`close` it when the process stops.
+
+    Example:
+        >>> async def answer() -> int:
+        ...     return 42
+        >>> run = CoroutineRunner()
+        >>> run(answer())
+        42
+        >>> run.close()
+    """
 
     def __init__(self) -> None:
         self._local = threading.local()

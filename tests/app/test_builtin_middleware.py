@@ -43,7 +43,7 @@ def _client_fetch(interface: Literal["wsgi", "asgi"]) -> Fetch:
     def fetch(method: str, path: str, headers: dict[str, str] | None = None) -> Answer:
         # A new client each time: no cookie jar carries the session along.
         response = Client(app, interface=interface).request(method, path, headers=headers)
-        return Answer(response.status_code, dict(response.headers.items()), response.content)
+        return Answer(response.status_code, dict(response.headers.items()), response.raw_content)
 
     return fetch
 

@@ -145,7 +145,7 @@ def leave_while_blocked(
         def text(chunk: bytes) -> bytes:
             return inflate.decompress(chunk) if gzipped else chunk
 
-        chunks = response.iter_bytes()
+        chunks = response.iter_raw()
         assert text(next(chunks)) == b"data: first\n\n"
         # A keep-alive: the producer is busy, inside next().
         assert text(next(chunks)) == KEEPALIVE

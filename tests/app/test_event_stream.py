@@ -286,7 +286,7 @@ def test_gzipped_events_and_keepalives_still_arrive_one_by_one(
     inflate = zlib.decompressobj(wbits=31)
     with client.stream("GET", f"/{kind}/gzipped", params=params, headers=headers) as response:
         assert response.headers["content-encoding"] == "gzip"
-        chunks = response.iter_bytes()
+        chunks = response.iter_raw()
         # Each chunk inflates on its own to the whole event: nothing is held back.
         assert inflate.decompress(next(chunks)) == event(1)
         assert inflate.decompress(next(chunks)) == KEEPALIVE

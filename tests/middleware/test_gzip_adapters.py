@@ -154,7 +154,7 @@ def inflate_each(chunks: list[bytes]) -> list[bytes]:
 
 def test_a_large_body_is_sent_in_bounded_slices(client: Client) -> None:
     with client.stream("GET", "/large", headers=GZIP) as response:
-        chunks = list(response.iter_bytes())
+        chunks = list(response.iter_raw())
     assert response.headers["content-encoding"] == "gzip"
     assert "content-length" not in response.headers
     inflated = inflate_each(chunks)
@@ -166,7 +166,7 @@ def test_a_large_body_is_sent_in_bounded_slices(client: Client) -> None:
 
 def test_a_small_body_is_compressed_at_once_with_its_length(client: Client) -> None:
     with client.stream("GET", "/small", headers=GZIP) as response:
-        chunks = list(response.iter_bytes())
+        chunks = list(response.iter_raw())
     assert len(chunks) == 1
     assert response.headers["content-length"] == str(len(chunks[0]))
     assert gzip.decompress(chunks[0]) == SMALL
@@ -191,7 +191,7 @@ def test_compressed_media_types_are_sent_as_they_are(client: Client, media_type:
 def test_text_media_types_are_compressed(client: Client, media_type: str) -> None:
     response = client.get("/typed", params={"type": media_type}, headers=GZIP)
     assert response.headers["content-encoding"] == "gzip"
-    assert gzip.decompress(response.content) == SMALL
+    assert gzip.decompress(response.raw_content) == SMALL
 
 
 # -- every body is closed exactly once ---------------------------------------------------
@@ -214,7 +214,7 @@ def assert_released_once(started: bool) -> None:
 def test_a_streamed_body_read_to_the_end_is_closed_once(client: Client, kind: str) -> None:
     response = client.get(f"/stream/{kind}", headers=GZIP)
     assert response.headers["content-encoding"] == "gzip"
-    assert gzip.decompress(response.content) == LINE * 200
+    assert gzip.decompress(response.raw_content) == LINE * 200
     assert_released_once(started=True)
 
 
@@ -237,7 +237,7 @@ def test_a_failing_streamed_body_is_closed_once(client: Client, kind: str) -> No
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_streamed_body_left_by_the_client_is_closed_once(client: Client, kind: str) -> None:
     with client.stream("GET", f"/stream/{kind}", headers=GZIP) as response:
-        first = next(response.iter_bytes())
+        first = next(response.iter_raw())
     assert zlib.decompressobj(31).decompress(first).startswith(LINE)
     assert_released_once(started=True)
 

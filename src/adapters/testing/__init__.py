@@ -4,7 +4,7 @@
   file uploads and streamed bodies; a cookie jar; redirects; an ASGI
   lifespan around a ``with`` block; websocket sessions.
 - :class:`ClientResponse`: status, headers, ``content``, ``text``,
-  ``json()``, the cookies set, and streamed reading.
+  ``json()`` (gzip and deflate undone), the cookies set, and streamed reading.
 - :class:`CookieJar`: RFC 6265 storage and matching, with an injectable clock.
 - :func:`encode_multipart`: a browser's ``multipart/form-data`` encoding.
 
@@ -19,6 +19,7 @@ from ._client import Interface as Interface
 from ._client import RequestOptions as RequestOptions
 from ._client import TooManyRedirects as TooManyRedirects
 from ._client import detect_interface as detect_interface
+from ._codings import DecodingError as DecodingError
 from ._cookies import Cookie as Cookie
 from ._cookies import CookieJar as CookieJar
 from ._cookies import parse_set_cookie as parse_set_cookie
@@ -35,6 +36,7 @@ __all__ = [
     "ClientResponse",
     "Cookie",
     "CookieJar",
+    "DecodingError",
     "Interface",
     "LifespanError",
     "RequestOptions",

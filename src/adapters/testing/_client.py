@@ -381,7 +381,7 @@ class Client:
             self.cookies.extract(request.url, response.headers.getlist("set-cookie"))
             if not (follow and response.is_redirect):
                 break
-            response.read()
+            response._read_raw()
             history.append(response)
             if len(history) > self.max_redirects:
                 raise TooManyRedirects(f"more than {self.max_redirects} redirects")
@@ -405,7 +405,7 @@ class Client:
             TooManyRedirects: More redirects than ``max_redirects``.
         """
         response = self._send(method, url, options)
-        response.read()
+        response._read_raw()
         return response
 
     def stream(self, method: str, url: str, **options: Unpack[RequestOptions]) -> ClientResponse:

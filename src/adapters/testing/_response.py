@@ -3,7 +3,9 @@
 A response holds its status and header fields as soon as the application
 started it; the body arrives from the driver chunk by chunk. ``content``,
 ``text`` and ``json()`` read it all, while ``iter_bytes()`` hands the chunks
-over as the application produces them (after ``Client.stream()``).
+over as the application produces them (after ``Client.stream()``). All of
+them undo the ``Content-Encoding`` (gzip, deflate), as httpx does;
+``raw_content`` and ``iter_raw()`` give the bytes as they were sent.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from sansio_http.http import parse_options_header
 from sansio_http.http._headers import Headers
 from sansio_http.http._status import reason_phrase
 
+from ._codings import body_decoder
 from ._cookies import parse_set_cookie
 from ._request import ClientRequest
 
@@ -75,6 +78,7 @@ class ClientResponse:
         self.history: list[ClientResponse] = []
         self._chunks = iter(chunks)
         self._on_close = close
+        self._raw: bytes | None = None
         self._content: bytes | None = None
         self._closed = False
 
@@ -114,18 +118,18 @@ class ClientResponse:
             if self._on_close is not None:
                 self._on_close()
 
-    def iter_bytes(self) -> Iterator[bytes]:
-        """Yield the body chunks as the application sends them.
+    def iter_raw(self) -> Iterator[bytes]:
+        """Yield the body chunks as the application sends them, still encoded.
 
         Yields:
-            Each non-empty chunk; the whole content if it was read already.
+            Each non-empty chunk; the whole body if it was read already.
 
         Raises:
             RuntimeError: The response was closed before its body was read.
         """
-        if self._content is not None:
-            if self._content:
-                yield self._content
+        if self._raw is not None:
+            if self._raw:
+                yield self._raw
             return
         if self._closed:
             raise RuntimeError("the response was closed before its body was read")
@@ -142,8 +146,31 @@ class ClientResponse:
         except BaseException:
             self.close()
             raise
-        self._content = b"".join(received)
+        self._raw = b"".join(received)
         self.close()
+
+    def iter_bytes(self) -> Iterator[bytes]:
+        """Yield the body chunks as the application sends them, decoded.
+
+        The ``Content-Encoding`` is undone chunk by chunk (see ``content``).
+
+        Yields:
+            Each non-empty decoded piece; the whole content if it was read already.
+
+        Raises:
+            RuntimeError: The response was closed before its body was read.
+            DecodingError: The body does not decode with its Content-Encoding.
+        """
+        if self._raw is not None:
+            if content := self.content:
+                yield content
+            return
+        decoder = body_decoder(self.headers.getlist("content-encoding"))
+        for chunk in self.iter_raw():
+            if data := decoder.feed(chunk):
+                yield data
+        if data := decoder.close():
+            yield data
 
     def iter_text(self) -> Iterator[str]:
         """Yield the body as text, decoded incrementally with ``encoding``.
@@ -158,20 +185,45 @@ class ClientResponse:
         if text := decoder.decode(b"", final=True):
             yield text
 
+    def _read_raw(self) -> bytes:
+        """Read the rest of the body, still encoded, and close the response."""
+        if self._raw is None:
+            return b"".join(self.iter_raw())
+        return self._raw
+
     def read(self) -> bytes:
         """Read the rest of the body and close the response.
 
         Returns:
-            The whole body.
+            The whole body, its ``Content-Encoding`` undone.
+
+        Raises:
+            DecodingError: The body does not decode with its Content-Encoding.
         """
         if self._content is None:
-            return b"".join(self.iter_bytes())
+            decoder = body_decoder(self.headers.getlist("content-encoding"))
+            self._content = decoder.feed(self._read_raw()) + decoder.close()
         return self._content
 
     @property
     def content(self) -> bytes:
-        """The body, read whole."""
+        """The body, read whole, its ``Content-Encoding`` undone.
+
+        ``gzip``, ``x-gzip`` and ``deflate`` (zlib-wrapped or raw) are
+        decoded, the last coding listed first; decoding stops at a coding
+        it does not know (``br``, ``zstd``), whose bytes are left as sent.
+        The ``Content-Encoding`` and ``Content-Length`` fields stay as the
+        application sent them.
+
+        Raises:
+            DecodingError: The body does not decode with its Content-Encoding.
+        """
         return self.read()
+
+    @property
+    def raw_content(self) -> bytes:
+        """The body, read whole, as the application sent it (still encoded)."""
+        return self._read_raw()
 
     @property
     def encoding(self) -> str:

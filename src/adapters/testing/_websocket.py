@@ -206,7 +206,7 @@ class WebSocketSession:
         else:
             # ASGI: a close before the accept (or no answer) is an HTTP 403.
             response = ClientResponse(403, Headers(), request=self.request)
-        response.read()
+        response._read_raw()
         raise WebSocketDenied(response)
 
     def __exit__(

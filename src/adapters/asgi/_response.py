@@ -32,7 +32,6 @@ import logging
 import os
 import stat
 import time
-import types
 from collections.abc import (
     AsyncIterable,
     AsyncIterator,
@@ -49,6 +48,7 @@ from sansio_http.messages._files import FileBody, FileRegion
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 
+from ._close import close_body, close_both, close_pulled, close_sync, finish
 from ._idle import _IdleTimer
 from ._receive import Receiver
 from ._threads import DEFAULT_POOLS, ThreadPool, ThreadPools
@@ -182,7 +182,7 @@ class ResponseSender:
                 self.client_gone = True
                 raise
         elif head:
-            await _close_body(body, self._streams)
+            await close_body(body, self._streams)
             await self._start(start)
             await self._send_body(b"", more=False)
         elif isinstance(body, FileBody):
@@ -201,7 +201,7 @@ class ResponseSender:
             (name, value) for name, value in start["headers"] if name not in NO_LENGTH_FIELDS
         ]
         if not isinstance(body, bytes):
-            await _close_body(body, self._streams)
+            await close_body(body, self._streams)
         await self._start(start)
         await self._send_body(b"", more=False)
 
@@ -255,7 +255,7 @@ class ResponseSender:
                     await self._start(start)
                 await self._send_body(data, more=True)
         finally:
-            await _finish(_close_both(chunks, other, self._streams))
+            await finish(close_both(chunks, other, self._streams))
         if not self.disconnected:
             if waiting:
                 await self._start(start)
@@ -343,8 +343,8 @@ class ResponseSender:
         finally:
             # Cancelled at once, so that the timer can send nothing more.
             timer.cancel()
-            await _finish(
-                _close_pulled(streams, context, pending, iterator, source, body, timer.task)
+            await finish(
+                close_pulled(streams, context, pending, iterator, source, body, timer.task)
             )
         if not self.disconnected:
             if timer.waiting:
@@ -489,83 +489,7 @@ async def _from_thread(
         # NOTE: the body's own close(), and its iterator's when that is
         # another object (a class whose __iter__ is a generator): PEP 3333's
         # promise to a producer, kept under ASGI too.
-        await _finish(streams.submit(context.run, _close_sync, iterator, body))
-
-
-async def _finish(cleanup: Awaitable[None]) -> None:
-    """Await a body's cleanup to its end, even if this task is cancelled meanwhile.
-
-    NOTE: a disconnect cancels the copy while it may be closing the body
-    already (a failed send ends it too); the cancellation must not cut the
-    producer's ``finally`` short, nor leave it running after the work that
-    follows the response.
-    """
-    task = asyncio.ensure_future(cleanup)
-    try:
-        await asyncio.shield(task)
-    except asyncio.CancelledError:
-        await asyncio.wait((task,))
-        raise
-
-
-async def _close_both(chunks: object, other: object, streams: ThreadPool) -> None:
-    try:
-        await _close_body(chunks, streams)
-    finally:
-        if other is not None:
-            await _close_body(other, streams)
-
-
-def _close_sync(iterator: object, body: object) -> None:
-    """Close a sync body, and its iterator first when that is another object."""
-    try:
-        if iterator is not None and iterator is not body:
-            close = getattr(iterator, "close", None)
-            if close is not None:
-                close()
-    finally:
-        close = getattr(body, "close", None)
-        if close is not None:
-            close()
-
-
-async def _close_pulled(
-    streams: ThreadPool,
-    context: contextvars.Context,
-    pending: asyncio.Future[Any] | None,
-    iterator: Any,
-    source: object,
-    body: object,
-    timer: asyncio.Task[None] | None,
-) -> None:
-    """Close a body pulled by ``_copy_idle``, whatever its producer is doing.
-
-    ``body`` is what the response held (maybe a transform's wrapper, which
-    closes its source), ``source`` the producer pulled and ``iterator`` its
-    iterator, closed too when it is another object. ``pending`` is a sync
-    producer's ``next()`` still running in a thread, and ``timer`` the
-    idle timer's task, cancelled already: both are waited for first.
-    """
-    if timer is not None:
-        await asyncio.wait((timer,))
-    if isinstance(source, AsyncIterable):
-        # A producer waiting when the client left got CancelledError where it
-        # waits (the copying task was cancelled), so its ``finally`` ran; an
-        # async generator's aclose() then finds it finished.
-        if iterator is not None and iterator is not source:
-            await _close_body(iterator, streams)
-        await _close_body(body, streams)
-        return
-    if pending is not None:
-        # NOTE: a thread cannot be interrupted: the producer is closed as
-        # soon as its pending next() returns (close() now would find the
-        # generator "already executing"), as _from_thread does.
-        await asyncio.wait((pending,))
-        if not pending.cancelled():
-            pending.exception()  # retrieved: the stream is over anyway
-    # The iterator when it is not the source itself, then the body given (a
-    # transform's wrapper closes its source).
-    await streams.submit(context.run, _close_sync, None if iterator is source else iterator, body)
+        await finish(streams.submit(context.run, close_sync, iterator, body))
 
 
 async def _file_chunks(
@@ -626,26 +550,3 @@ async def run_close_work(
             logger.exception(
                 "Error in work after the response to %s %s", request.method, request.full_path
             )
-
-
-async def _close_body(body: object, streams: ThreadPool) -> None:
-    """Release a body that will not be (fully) read.
-
-    A sync body's ``close()`` may block (a producer's ``finally``): it runs
-    in the streams pool, unless the body is a generator never started, whose
-    close runs no code of its own (PERF: a HEAD answered from a generator).
-    """
-    aclose = getattr(body, "aclose", None)
-    if aclose is not None:
-        await aclose()
-        return
-    close = getattr(body, "close", None)
-    if close is None:
-        return
-    if (
-        isinstance(body, types.GeneratorType)
-        and inspect.getgeneratorstate(body) == inspect.GEN_CREATED
-    ):
-        close()
-        return
-    await streams.submit(contextvars.copy_context().run, close)

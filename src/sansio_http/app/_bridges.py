@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Coroutine
+from contextvars import ContextVar
 from typing import Any, Final, Protocol, TypeVar, cast
 
 from typing_extensions import ParamSpec
@@ -60,6 +61,32 @@ class Lane(Protocol):
 
     def release(self) -> None:
         """Let the lane's thread go."""
+
+
+class _Raised:
+    """What :func:`_call_view` returns for a view that raised."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _call_view(view: Callable[..., Any], request: Any, values: dict[str, Any]) -> Any:
+    """Call a def view on its lane's thread: ``(hold, result)`` for ``Lane.call``.
+
+    The thread stays with the lane only when the view raised, for the
+    error handlers that follow.
+    """
+    try:
+        # PERF: a call without ** when there are no values.
+        return False, (view(request, **values) if values else view(request))
+    except Exception as exc:
+        return True, _Raised(exc)
+
+
+# The lane of the request being dispatched, for the dispatch of a mounted App.
+_lane_var: Final[ContextVar[Lane | None]] = ContextVar("sansio_http.lane", default=None)
 
 
 class _Bridges:

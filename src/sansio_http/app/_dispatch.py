@@ -23,12 +23,11 @@ what needs it; the order of work and its outcome stay those of the pipeline.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from contextvars import ContextVar
 from inspect import GEN_CREATED, getgeneratorstate
 from types import GeneratorType
 from typing import Any, Final, TypeVar, cast
 
-from sansio_http.app._bridges import BLOCKING, Lane, _Bridges
+from sansio_http.app._bridges import BLOCKING, Lane, _Bridges, _call_view, _lane_var, _Raised
 from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES, Endpoint, hooked
 from sansio_http.app._handling import Call, _ErrorHandling, log
@@ -52,31 +51,6 @@ _reset_request: Final = request_var.reset
 
 _Pipeline = Generator[Call, Any, Response]
 
-
-class _Raised:
-    """What :func:`_call_view` returns for a view that raised."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: Exception) -> None:
-        self.error = error
-
-
-def _call_view(view: Callable[..., Any], request: Request, values: dict[str, Any]) -> Any:
-    """Call a def view on its lane's thread: ``(hold, result)`` for ``Lane.call``.
-
-    The thread stays with the lane only when the view raised, for the
-    error handlers that follow.
-    """
-    try:
-        # PERF: a call without ** when there are no values.
-        return False, (view(request, **values) if values else view(request))
-    except Exception as exc:
-        return True, _Raised(exc)
-
-
-# The lane of the request being dispatched, for the dispatch of a mounted App.
-_lane_var: Final[ContextVar[Lane | None]] = ContextVar("sansio_http.lane", default=None)
 
 # The most (path, method) answers of static rules an App keeps: more than
 # the static rules of most applications times their methods.

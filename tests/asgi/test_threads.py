@@ -27,7 +27,7 @@ def pool() -> Iterator[ThreadPool]:
 
 
 def test_a_pool_needs_a_thread() -> None:
-    with pytest.raises(ValueError, match="at least one thread"):
+    with pytest.raises(ValueError, match="at least 1"):
         ThreadPool(0)
 
 
@@ -248,3 +248,19 @@ def test_the_pools_of_an_app_are_four_and_bounded_apart() -> None:
         asyncio.run(main())
     finally:
         pools.shutdown(wait=True)
+
+
+@pytest.mark.parametrize("size", [0, -1, 2.5, "4", None, True])
+def test_a_pool_refuses_a_size_that_is_not_a_whole_number_of_threads(size: Any) -> None:
+    with pytest.raises(ValueError, match="whole number of threads"):
+        ThreadPool(size)
+
+
+def test_asgi_app_refuses_threads_that_are_not_pools() -> None:
+    from sansio_http.asgi import asgi_app
+
+    async def handler(request: Any) -> Any:
+        raise AssertionError("never called")
+
+    with pytest.raises(TypeError, match=r"threads=ThreadPools\(threads=\.\.\.\)"):
+        asgi_app(handler, threads=8)  # type: ignore[arg-type]

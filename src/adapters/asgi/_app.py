@@ -373,7 +373,8 @@ def asgi_app(
 
     Raises:
         TypeError: ``handler`` is an :class:`~sansio_http.App` (mount it with
-            :func:`to_asgi`), or ``websocket`` is not a coroutine function.
+            :func:`to_asgi`), ``websocket`` is not a coroutine function, or
+            ``threads`` is not a :class:`ThreadPools`.
     """
     if isinstance(handler, App):
         raise TypeError("asgi_app() takes a handler function; mount an App with to_asgi(app)")
@@ -385,6 +386,11 @@ def asgi_app(
         )
     if threads is None:
         threads = ThreadPools()
+    elif not isinstance(threads, ThreadPools):
+        raise TypeError(
+            f"asgi_app(threads=) takes a ThreadPools, not {type(threads).__name__}: "
+            "write threads=ThreadPools(threads=...) to size its pools"
+        )
     call: Handler
     if _is_async(handler):
         call = cast(Handler, handler)

@@ -70,12 +70,14 @@ class ThreadPool:
             at a time as calls find no thread free.
 
     Raises:
-        ValueError: ``size`` is less than 1.
+        ValueError: ``size`` is not a whole number of at least 1.
     """
 
     def __init__(self, size: int, name: str = "sansio-http", *, eager: bool = False) -> None:
-        if size < 1:
-            raise ValueError(f"a thread pool needs at least one thread, not {size}")
+        if type(size) is not int or size < 1:
+            raise ValueError(
+                f"a thread pool needs a whole number of threads, at least 1, not {size!r}"
+            )
         self.size = size
         self.name = name
         self.eager = eager

@@ -270,7 +270,8 @@ def to_wsgi(
         app: The App; this installs its ``coroutine_runner``.
         proxy_policy: Which proxy headers to trust; none by default.
         spool: Makes the file each upload is written to.
-        trusted_hosts: The host names requests accept, or None for any.
+        trusted_hosts: The host names requests accept; the App's
+            ``AppConfig.trusted_hosts`` when None (None there too: any).
         head_limits: The limits of the request head; the development
             server's by default.
 
@@ -332,7 +333,7 @@ def to_wsgi(
         max_content_length=app.config.max_content_length,
         form_limits=app.config.form_limits,
         spool=spool,
-        trusted_hosts=trusted_hosts,
+        trusted_hosts=app.config.trusted_hosts if trusted_hosts is None else trusted_hosts,
         head_limits=head_limits,
     )
     # A mounted WSGI application is called before the App (see App.mount).

@@ -22,6 +22,7 @@ from sansio_http.app._config import AppConfig
 from sansio_http.app._context import request_var
 from sansio_http.app._dispatch import _Dispatching
 from sansio_http.app._endpoints import Endpoint, join_rule
+from sansio_http.app._hosts import check_trusted, routed_host
 from sansio_http.app._lifecycle import Lifecycle, hook_arguments
 from sansio_http.app._middleware import Middleware
 from sansio_http.app._mounts import (
@@ -123,13 +124,18 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         name: str,
         outer: tuple[_Scaffold, ...],
         parent_prefix: str = "",
+        parent_host: str | None = None,
     ) -> None:
         prefix = join_rule(parent_prefix or None, url_prefix or blueprint.url_prefix or "")
         scopes = (*outer, blueprint)
+        # A rule's own host, else its blueprint's, else the enclosing blueprint's.
+        host = blueprint.host or parent_host
         for rule, endpoint, view, options in blueprint._rules:
+            if host is not None and options["host"] is None:
+                options = {**options, "host": host}
             self._add(join_rule(prefix, rule), f"{name}.{endpoint}", view, options, scopes)
         for child, child_prefix in blueprint.blueprints:
-            self._register(child, child_prefix, f"{name}.{child.name}", scopes, prefix)
+            self._register(child, child_prefix, f"{name}.{child.name}", scopes, prefix, host)
 
     def _add(
         self,
@@ -151,6 +157,8 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
             )
         if existing is not None and existing.view is not view:
             raise ValueError(f"endpoint {endpoint!r} is already taken by another view")
+        if options.get("host") is not None:
+            check_trusted(rule, endpoint, options["host"], self.config.trusted_hosts)
         self.router.add(Rule(rule, endpoint, **options))
         self._static.clear()  # an endpoint may be registered again, with other scopes
         # Blueprint functions get the App's conversion when registered.
@@ -397,5 +405,7 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
                 inner: App = mount.application
                 reroot(request, mount.prefix, rest, inner)
                 return inner._websocket_view(request)
-        rule, values = self.router.match(request.path, "GET", websocket=True)
+        router = self.router
+        host = routed_host(request, self.config.trusted_hosts) if router.has_hosts else None
+        rule, values = router.match(request.path, "GET", websocket=True, host=host)
         return self._async(self.endpoints[rule.endpoint].view), values

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from typing import Any
 
 from sansio_http.bodies._formdata import FormLimits
@@ -31,6 +32,13 @@ class AppConfig:
             pulled at once under ASGI: each waiting producer holds one.
         mount_threads: The most requests that mounted WSGI applications
             answer at once under ASGI: each holds one for its exchange.
+        trusted_hosts: The host names the App answers, as
+            :attr:`Request.trusted_hosts <sansio_http.Request.trusted_hosts>`
+            takes them (``".example.com"`` for the domain and every
+            subdomain); ``to_wsgi`` and ``to_asgi`` give them to every
+            request unless their own ``trusted_hosts=`` says otherwise, and
+            a request to another host is a 400. None trusts any host; rules
+            with a ``host=`` need them (see :doc:`/app`).
         extra: Anything else the application wants to keep here.
 
     Each bound is of a pool of its own, so that no kind of blocking work can
@@ -41,6 +49,7 @@ class AppConfig:
 
     Raises:
         ValueError: A thread bound is not a whole number of at least 1.
+        TypeError: ``trusted_hosts`` is a string, not a list of names.
     """
 
     debug: bool = False
@@ -60,6 +69,7 @@ class AppConfig:
     # As many concurrent requests to a mounted Flask or Django app as the
     # request pool serves of the App's own.
     mount_threads: int = 32
+    trusted_hosts: Collection[str] | None = None
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -70,3 +80,9 @@ class AppConfig:
                     f"AppConfig.{name} is the most threads of a pool: a whole number "
                     f"of at least 1, not {value!r}"
                 )
+        if isinstance(self.trusted_hosts, str):
+            # A string is a collection of one-letter names.
+            raise TypeError(
+                "AppConfig.trusted_hosts is a list of host names, not a string: "
+                f"write trusted_hosts=[{self.trusted_hosts!r}]"
+            )

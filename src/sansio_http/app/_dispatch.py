@@ -31,6 +31,7 @@ from sansio_http.app._bridges import BLOCKING, Lane, _Bridges, _call_view, _lane
 from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES, Endpoint, hooked
 from sansio_http.app._handling import Call, _ErrorHandling, log
+from sansio_http.app._hosts import routed_host
 from sansio_http.app._mounts import Mounts, route
 from sansio_http.app._scaffold import _Scaffold
 from sansio_http.messages._errors import MethodNotAllowed
@@ -487,18 +488,28 @@ class _Dispatching(_ErrorHandling, _Bridges):
             mounted = self._mounts.find(path)
             if mounted is not None:
                 return route(*mounted)
+        router = self.router
         try:
-            rule, values = self.router.match(path, method, websocket=websocket)
+            if router.has_hosts:
+                # Host rules: the Host, through the trusted hosts (400 otherwise).
+                host = routed_host(request, self.config.trusted_hosts)
+                rule, values = router.match(path, method, websocket=websocket, host=host)
+            else:
+                rule, values = router.match(path, method, websocket=websocket)
         except MethodNotAllowed as exc:
             if method != "OPTIONS":
                 raise
             # RFC 9110 §9.3.7: answer OPTIONS with what the resource allows.
             return Response(b"", status=204, headers={"Allow": ", ".join(exc.allowed)})
         found = self.endpoints[rule.endpoint], values
-        if not (websocket or rule.converters) and len(self._static) < _MAX_STATIC:
+        if (
+            not (websocket or rule.converters or router.has_hosts)
+            and len(self._static) < _MAX_STATIC
+        ):
             # PERF: the router answers a path that a rule without placeholders
             # takes with that rule whatever rules come after (the first static
-            # rule of a path and method wins), so the answer is kept.
+            # rule of a path and method wins), so the answer is kept; not
+            # where a host's rules may come before it.
             if self._static_router is not self.router:
                 self._static = {}
                 self._static_router = self.router

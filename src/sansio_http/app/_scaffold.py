@@ -22,7 +22,8 @@ from typing import Any, TypeVar
 
 from sansio_http.app._static import StaticView
 from sansio_http.messages._static import CacheControl, FileSystem, StaticDirectory
-from sansio_http.routing._rules import rule_methods
+from sansio_http.routing._hosts import host_labels
+from sansio_http.routing._rules import Rule, rule_methods
 
 __all__ = ["Blueprint", "ErrorKey", "check_call"]
 
@@ -127,6 +128,24 @@ def _check_prefix(name: str, url_prefix: object, *, positional: bool = False) ->
     )
 
 
+def _check_host(host: object, rule: str, endpoint: str) -> None:
+    """Refuse a host that no router would take, where it is written (None is none).
+
+    Raises:
+        TypeError: ``host`` is not a string.
+        ValueError: ``host`` is not a host name without a port, or its
+            placeholders are malformed.
+    """
+    if host is None:
+        return
+    if not isinstance(host, str):
+        raise TypeError(
+            f"the host of rule {rule!r} is a str such as 'api.example.com', not {host!r}"
+        )
+    # The path's own checks wait for the router, as they always did.
+    host_labels(Rule("/", endpoint, host=host))
+
+
 def _check_error_key(key: object) -> None:
     if isinstance(key, BaseException):
         raise TypeError(
@@ -177,6 +196,7 @@ class _Scaffold:
         endpoint: str | None = None,
         websocket: bool = False,
         defaults: Mapping[str, Any] | None = None,
+        host: str | None = None,
     ) -> Callable[[F], F]:
         """Register the decorated function as the view of a URL rule.
 
@@ -186,10 +206,17 @@ class _Scaffold:
             endpoint: The name for ``url_for``; the function's name by default.
             websocket: Whether the view takes websocket connections.
             defaults: Values for the view that the URL does not carry.
+            host: The only host it answers, such as ``api.example.com`` or
+                ``<tenant>.example.com`` (its values are the view's
+                arguments, as the path's); on a blueprint, the blueprint's
+                host by default. The App needs ``AppConfig.trusted_hosts``
+                for it (see :doc:`/app`).
 
         Raises:
             TypeError: ``rule`` is not a string (``@app.route`` written without
                 its rule), or ``methods`` is a string.
+            ValueError: ``host`` is not a host name without a port, or its
+                placeholders are malformed.
         """
         _check_rule(rule, "route")
 
@@ -201,6 +228,7 @@ class _Scaffold:
                 endpoint=endpoint,
                 websocket=websocket,
                 defaults=defaults,
+                host=host,
             )
             return func
 
@@ -215,6 +243,7 @@ class _Scaffold:
         endpoint: str | None = None,
         websocket: bool = False,
         defaults: Mapping[str, Any] | None = None,
+        host: str | None = None,
     ) -> None:
         """Register ``view`` for a URL rule (the undecorated ``route``).
 
@@ -222,6 +251,8 @@ class _Scaffold:
             TypeError: ``methods`` is a string: write ``methods=["GET"]``;
                 ``view`` is not callable (such as its name in a string); or
                 it has no ``__name__`` and no ``endpoint`` names it.
+            ValueError: ``host`` is not a host name without a port, or its
+                placeholders are malformed.
         """
         _check_rule(rule, "add_route")
         _check_view(rule, view)
@@ -236,10 +267,12 @@ class _Scaffold:
         # A Blueprint makes its rules when it is registered: methods="GET" (which
         # would allow G, E and T) is refused here, where it is written.
         rule_methods(listed, rule)
+        _check_host(host, rule, endpoint)
         options = {
             "methods": listed,
             "websocket": websocket,
             "defaults": dict(defaults or {}),
+            "host": host,
         }
         self._rules.append((rule, endpoint, view, options))
         self._rule_added(rule, endpoint, view, options)
@@ -433,16 +466,24 @@ class Blueprint(_Scaffold):
     Args:
         name: The name, a prefix for endpoint names.
         url_prefix: The path prefix of its rules, such as ``/admin``.
+        host: The host of its rules that name none themselves, such as
+            ``<tenant>.example.com``; a nested blueprint without one takes
+            it too. None: any host (or the host of the blueprint it is in).
 
     Raises:
         ValueError: ``name`` holds a dot, or ``url_prefix`` does not start
             with ``/``; Flask's ``Blueprint("admin", __name__)`` is refused
-            so, since the second argument here is the URL prefix.
+            so, since the second argument here is the URL prefix. ``host``
+            is not a host name without a port.
     """
 
-    def __init__(self, name: str, url_prefix: str | None = None) -> None:
+    def __init__(
+        self, name: str, url_prefix: str | None = None, *, host: str | None = None
+    ) -> None:
         if "." in name:
             raise ValueError("a blueprint name cannot contain a dot")
         _check_prefix(name, url_prefix, positional=True)
+        _check_host(host, url_prefix or "/", name)
         super().__init__(name)
         self.url_prefix = url_prefix
+        self.host = host

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from sansio_http.app._config import AppConfig
 from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES
+from sansio_http.app._hosts import routed_host
 from sansio_http.app._mounts import Mounts, root_of
 from sansio_http.messages._errors import HTTPError
 from sansio_http.messages._request import Request
@@ -23,6 +25,7 @@ class _UrlBuilding:
     """:meth:`url_for`, for the App."""
 
     router: Router
+    config: AppConfig
     _mounts: Mounts
 
     def url_for(
@@ -33,6 +36,7 @@ class _UrlBuilding:
         _anchor: str | None = None,
         _method: str | None = None,
         _request: Request | None = None,
+        _scheme: str | None = None,
         **values: Any,
     ) -> str:
         """Return the URL of an endpoint; extra values become the query string.
@@ -44,6 +48,11 @@ class _UrlBuilding:
         mounted App dispatches the request (whose ``root_path`` then holds
         the prefix).
 
+        A rule with a ``host=`` is built on the host its values make: a path
+        where that is the request's host (port aside) and ``_external`` is
+        not asked for, else an absolute URL with the request's scheme and
+        port. Outside a request, its URL is absolute with ``_scheme``.
+
         Args:
             endpoint: ``"view"`` or ``"blueprint.view"``; a leading dot means
                 the blueprint of the current request's endpoint. The name of
@@ -54,21 +63,52 @@ class _UrlBuilding:
             _method: Pick the rule that accepts this method.
             _request: The request to take the root path and host from;
                 the current request by default.
+            _scheme: The scheme of an absolute URL, instead of the
+                request's; outside a request, what makes the URL of a rule
+                with a host absolute.
             **values: Placeholder values and query arguments.
+
+        Raises:
+            RuntimeError: An external URL is asked for outside a request, of
+                a rule without a host or without ``_scheme``.
+            ValueError: A value does not fit its placeholder, or builds a
+                host that its host placeholder would not match back.
         """
         request = _request if _request is not None else _current_request(None)
         root_path = root_of(request, self) if request is not None else ""
-        base_url = None
-        if _external:
-            if request is None:
-                raise RuntimeError("an external URL needs a request for its host")
-            base_url = f"{request.scheme}://{request.host}"
+        base_url = origin = None
+        if request is not None:
+            # PERF: the host is read for an absolute URL, or where a rule
+            # (here or in a mounted App) may be on another host.
+            if _external or self.router.has_hosts or self._mounts.names:
+                host = (
+                    routed_host(request, self.config.trusted_hosts)
+                    if self.router.has_hosts
+                    else request.host
+                )
+                origin = f"{_scheme or request.scheme}://{host}"
+                base_url = origin if _external else None
+        elif _scheme is not None:
+            # A rule with a host puts its own after the scheme; one without
+            # has none to put there (refused below).
+            origin = f"{_scheme}://"
+        elif _external:
+            raise RuntimeError(
+                "an external URL needs a request for its host (for a rule with a host, "
+                "pass _scheme='https')"
+            )
         if endpoint.startswith("."):
             current = self._endpoint_of(request) if request is not None else ""
             blueprint = current.rpartition(".")[0]
             # Outside a blueprint, ".view" names the App's own view (as in Flask).
             endpoint = blueprint + endpoint if blueprint else endpoint[1:]
-        return self._build(endpoint, values, _method, root_path, _anchor, base_url)
+        url = self._build(endpoint, values, _method, root_path, _anchor, base_url, origin)
+        if _external and url[:1] == "/":
+            raise RuntimeError(
+                f"an external URL of {endpoint!r} needs a request for its host: its rule "
+                "has no host= to build it on"
+            )
+        return url
 
     def _build(
         self,
@@ -78,6 +118,7 @@ class _UrlBuilding:
         root_path: str,
         anchor: str | None,
         base_url: str | None,
+        origin: str | None,
     ) -> str:
         """Build a URL here, or in the mounted App the endpoint's first part names."""
         names = self._mounts.names
@@ -87,7 +128,7 @@ class _UrlBuilding:
             if mount is not None:
                 application: _UrlBuilding = mount.application
                 return application._build(
-                    inner, values, method, root_path + mount.prefix, anchor, base_url
+                    inner, values, method, root_path + mount.prefix, anchor, base_url, origin
                 )
         return self.router.build(
             endpoint,
@@ -96,6 +137,7 @@ class _UrlBuilding:
             root_path=root_path,
             anchor=anchor,
             base_url=base_url,
+            origin=origin,
         )
 
     def _endpoint_of(self, request: Request) -> str:
@@ -104,9 +146,14 @@ class _UrlBuilding:
         PERF: routing again here, for the rare relative ``url_for``, spares
         every request a context variable for its endpoint.
         """
+        router = self.router
         try:
-            found = self.router.find(
-                request.path, request.method, websocket=request.scheme in WEBSOCKET_SCHEMES
+            host = routed_host(request, self.config.trusted_hosts) if router.has_hosts else None
+            found = router.find(
+                request.path,
+                request.method,
+                websocket=request.scheme in WEBSOCKET_SCHEMES,
+                host=host,
             )
         except HTTPError:
             return ""

@@ -216,6 +216,28 @@ def find_host(headers: Headers, server: tuple[str, int | None] | None, scheme: s
     return server_host(server, scheme)
 
 
+def trusted_host(
+    headers: Headers,
+    server: tuple[str, int | None] | None,
+    scheme: str,
+    trusted_hosts: Collection[str],
+) -> str | None:
+    """Return the validated host of a request if ``trusted_hosts`` holds it, else None.
+
+    SECURITY: a Host header that is present is the only candidate; falling
+    back to the server name would hide a malformed one. A repeated Host
+    counts as malformed (RFC 9112 §3.2).
+    """
+    values = headers.getlist("host")
+    if len(values) > 1 or (values and values[0]):
+        host = validate_host(values[0], scheme) if len(values) == 1 else None
+    else:
+        host = server_host(server, scheme)
+    if host is None or not host_is_trusted(host, trusted_hosts):
+        return None
+    return host
+
+
 def host_name(host: str) -> str:
     """Return ``host`` without its port and without a trailing dot."""
     if host.startswith("["):

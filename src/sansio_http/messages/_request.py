@@ -40,13 +40,7 @@ from sansio_http.http import (
     parse_range,
 )
 from sansio_http.http._headers import Headers
-from sansio_http.http._hosts import (
-    find_host,
-    host_is_trusted,
-    node_address,
-    server_host,
-    validate_host,
-)
+from sansio_http.http._hosts import find_host, node_address, trusted_host
 from sansio_http.http._multidict import ImmutableMultiDict
 from sansio_http.http._urlencoded import parse_urlencoded
 from sansio_http.http._urls import quote_path, quote_query
@@ -338,14 +332,8 @@ class Request:
         trusted = self.trusted_hosts
         if trusted is None:
             return find_host(self.headers, self.server, self.scheme)
-        values = self.headers.getlist("host")
-        if len(values) > 1 or (values and values[0]):
-            # SECURITY: a Host header that is present is the only candidate;
-            # falling back to the server name would hide a malformed one.
-            host = validate_host(values[0], self.scheme) if len(values) == 1 else None
-        else:
-            host = server_host(self.server, self.scheme)
-        if host is None or not host_is_trusted(host, trusted):
+        host = trusted_host(self.headers, self.server, self.scheme, trusted)
+        if host is None:
             raise UntrustedHost()
         return host
 

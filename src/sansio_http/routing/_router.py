@@ -3,8 +3,8 @@
 This module holds :class:`Router` and the helpers of :meth:`Router.build`;
 the package docstring says how matching works. The converters live in
 ``_converters``, the rules in ``_rules``, the segment tree and its compiler
-in ``_compiler``, and the 308 and 204 answers in ``_answers``; the Router
-sits on top of them all.
+in ``_compiler``, the host patterns of rules with a host in ``_hosts``, and
+the 308 and 204 answers in ``_answers``; the Router sits on top of them all.
 """
 
 from __future__ import annotations
@@ -24,6 +24,16 @@ from sansio_http.routing._converters import (
     PathConverter,
     segment_text,
 )
+from sansio_http.routing._hosts import (
+    _HostMatcher,
+    _HostTemplate,
+    _HostTree,
+    build_host,
+    check_host_part,
+    host_labels,
+    host_template,
+    on_host,
+)
 from sansio_http.routing._rules import _PLACEHOLDER, Match, Rule, _Part
 
 __all__ = ["Router"]
@@ -39,12 +49,19 @@ _Template = list["str | tuple[str, Converter]"]
 class Router:
     """A set of rules, matched by path and method and built back into URLs.
 
+    A rule with a ``host`` is a candidate only for a request to that host,
+    and comes before every rule without one (see :meth:`match`).
+
     Args:
         rules: Rules to add at once.
         converters: Extra converter classes by name, beside the defaults
             ``string``, ``int``, ``float``, ``path``, ``uuid`` and ``any``.
         redirect_slashes: Answer a path missing its trailing slash with a
             308 to the rule that has it.
+
+    Attributes:
+        has_hosts: Whether a rule has a host: callers pass the request's
+            host to :meth:`match` only then.
     """
 
     def __init__(
@@ -57,9 +74,13 @@ class Router:
         self.converters: dict[str, type[Converter]] = {**DEFAULT_CONVERTERS, **(converters or {})}
         self.redirect_slashes = redirect_slashes
         self._root = _Node()
-        self._by_endpoint: dict[str, list[tuple[Rule, _Template]]] = {}
+        self._by_endpoint: dict[str, list[tuple[Rule, _Template, _HostTemplate | None]]] = {}
         self.rules: list[Rule] = []
         self._compiled_matcher: _Compiled | None = None
+        # The host patterns' trees by key, in the order they were added.
+        self._hosts: dict[tuple[Any, ...], _HostTree] = {}
+        self._host_matcher = _HostMatcher((), _Compiler().compile)
+        self.has_hosts = False
         for rule in rules:
             self.add(rule)
 
@@ -73,29 +94,47 @@ class Router:
                 websocket flag and every method it allows; or a path
                 placeholder follows a whole ``<path:...>`` segment where
                 another rule of those methods ends (``/<path:a>/<path:b>``
-                beside ``/<path:a>``, in either order).
+                beside ``/<path:a>``, in either order). The rules of one host
+                are checked against each other alone. Its host is not a host
+                name without a port, whose placeholders each fill a part of
+                one label (see :class:`Rule`), or a placeholder of the host
+                takes dots or slashes (``path``, ``float``).
         """
         converters: dict[str, Converter] = {}
+        tree, hosted = None, None
+        if rule.host is not None:
+            labels = host_labels(rule)
+            parts = [self._key(label, rule, converters) for label in labels]
+            for part in parts:
+                if isinstance(part, _Part):
+                    check_host_part(rule, part)
+            tree = _HostTree(parts, rule.host)
+            tree = self._hosts.get(tree.key, tree)
+            hosted = host_template(labels, converters)
+        root = self._root if tree is None else tree.root
         keys: list[str | _Part] = []
         template: _Template = []
         for segment in rule.rule[1:].split("/"):
             keys.append(self._key(segment, rule, converters))
             template.extend(_template(segment, converters))
-        self._refuse_repeats(rule, keys)
-        self._refuse_shadowed(rule, keys)
-        node = self._root
+        self._refuse_repeats(rule, keys, root)
+        self._refuse_shadowed(rule, keys, root)
+        node = root
         for key in keys:
             node = node.child(key)
         node.rules.append(rule)
         rule.converters = converters
         self.rules.append(rule)
+        if tree is not None:
+            self._hosts.setdefault(tree.key, tree)
+            self.has_hosts = True
         self._compiled_matcher = None
-        self._by_endpoint.setdefault(rule.endpoint, []).append((rule, template))
+        self._by_endpoint.setdefault(rule.endpoint, []).append((rule, template, hosted))
         return rule
 
-    def _refuse_repeats(self, rule: Rule, keys: list[str | _Part]) -> None:
+    def _refuse_repeats(self, rule: Rule, keys: list[str | _Part], root: _Node) -> None:
         """Refuse a rule that the rules of its leaf would always answer for."""
-        node: _Node | None = self._root
+        node: _Node | None = root
         for key in keys:
             node = node.find(key) if node is not None else None
         if node is None:
@@ -109,7 +148,7 @@ class Router:
                 "path or methods that no rule of that path takes"
             )
 
-    def _refuse_shadowed(self, rule: Rule, keys: list[str | _Part]) -> None:
+    def _refuse_shadowed(self, rule: Rule, keys: list[str | _Part], root: _Node) -> None:
         """Refuse a rule that a rule ending at a ``<path:...>`` segment hides.
 
         The new rule may be either: the one that ends or the one that goes
@@ -121,7 +160,7 @@ class Router:
         or a one-segment placeholder after the path placeholder is tried
         before it, and other converters may refuse what ``b`` would take.
         """
-        node: _Node | None = self._root
+        node: _Node | None = root
         for position, key in enumerate(keys):
             if node is None:
                 return
@@ -196,7 +235,7 @@ class Router:
         # decorated), so the tree is compiled again by the first match after.
         static: dict[str, dict[str, Rule]] = {}
         for rule in self.rules:
-            if not rule.converters and rule.rule not in static:
+            if not rule.converters and rule.host is None and rule.rule not in static:
                 static[rule.rule] = self._static_leaf(rule.rule)
         compiler = _Compiler()
         root = self._root
@@ -205,6 +244,7 @@ class Router:
             # PERF: the usual root, a static first segment per section of the
             # site: match() looks it up itself, a call fewer.
             first = {text: compiler.compile(child) for text, child in root.static.items()}
+        self._host_matcher = _HostMatcher(self._hosts.values(), compiler.compile)
         compiled = self._compiled_matcher = (static, first, compiler.compile(root))
         return compiled
 
@@ -214,13 +254,26 @@ class Router:
             node = node.static[segment]
         return _Leaf(node.rules).by_method
 
-    def match(self, path: str, method: str = "GET", *, websocket: bool = False) -> Match:
+    def match(
+        self, path: str, method: str = "GET", *, websocket: bool = False, host: str | None = None
+    ) -> Match:
         """Return the rule for a path and method, with its placeholder values.
+
+        Given a host, the rules of the host patterns it fits come first, in
+        the order of :class:`~sansio_http.routing._hosts._HostMatcher` (an
+        exact host, then the patterns with the most literal labels), each
+        pattern's rules in the order of paths; then the rules without a
+        host. A rule of another host is no candidate: a path that only it
+        takes is a 404, not a 405, and its methods are not allowed.
 
         Args:
             path: The request path, percent-decoded, starting with ``/``.
             method: The request method, upper-case.
             websocket: Whether the request is a websocket handshake.
+            host: The request's host, ``host[:port]`` as a validated
+                ``Request.host`` holds it, which the caller trusts (the App
+                reads it through its trusted hosts); its port is ignored.
+                None: only the rules without a host are candidates.
 
         Returns:
             The rule and the converted values merged over its defaults.
@@ -235,12 +288,14 @@ class Router:
                 the path matches rules of other methods only, and the path
                 with a slash a rule of this one (OPTIONS aside).
         """
-        found = self.find(path, method, websocket=websocket)
+        found = self.find(path, method, websocket=websocket, host=host)
         if found is None:
             raise NotFound()
         return found
 
-    def find(self, path: str, method: str = "GET", *, websocket: bool = False) -> Match | None:
+    def find(
+        self, path: str, method: str = "GET", *, websocket: bool = False, host: str | None = None
+    ) -> Match | None:
         """Return what :meth:`match` returns, or None where it raises NotFound.
 
         A miss is the common answer of a router that is asked first among
@@ -251,6 +306,7 @@ class Router:
             path: The request path, percent-decoded, starting with ``/``.
             method: The request method, upper-case.
             websocket: Whether the request is a websocket handshake.
+            host: As :meth:`match`.
 
         Returns:
             The rule and its values, or None when no rule matches the path.
@@ -260,6 +316,8 @@ class Router:
             AllowedMethods: As :meth:`match`.
             RequestRedirect: As :meth:`match`.
         """
+        if host is not None:
+            return self._find_on_host(host, path, method, websocket)
         static, first, walk = self._compiled_matcher or self._compiled()
         if not websocket:
             # PERF: the static rules of a path are its first candidates, so a
@@ -283,7 +341,35 @@ class Router:
         if found is not None:
             return found
         if allowed or self.redirect_slashes:
-            self._refuse(path, method, websocket, (step, start, segments), allowed)
+            self._refuse(path, method, websocket, segments, [(step, start)], allowed)
+        return None
+
+    def _find_on_host(self, host: str, path: str, method: str, websocket: bool) -> Match | None:
+        """Return what :meth:`find` returns for a request to ``host``."""
+        static, first, walk = self._compiled_matcher or self._compiled()
+        segments = path[1:].split("/")
+        allowed: list[frozenset[str]] = []
+        walks: list[tuple[_Step, int]] = []
+        for step, host_values in self._host_matcher.candidates(host):
+            found = step(segments, 0, len(segments), method, websocket, allowed)
+            if found is not None:
+                rule, values = found
+                values.update(zip(rule.host_names, host_values, strict=True))
+                return found
+            walks.append((step, 0))
+        by_method = None if websocket else static.get(path)
+        static_rule = None if by_method is None else by_method.get(method)
+        if static_rule is not None:
+            return static_rule, {**static_rule.defaults}
+        child = walk if first is None else first.get(segments[0])
+        if child is not None:
+            start = 0 if first is None else 1
+            found = child(segments, start, len(segments), method, websocket, allowed)
+            if found is not None:
+                return found
+            walks.append((child, start))
+        if walks and (allowed or self.redirect_slashes):
+            self._refuse(path, method, websocket, segments, walks, allowed)
         return None
 
     def _refuse(
@@ -291,7 +377,8 @@ class Router:
         path: str,
         method: str,
         websocket: bool,
-        walked: tuple[_Step, int, list[str]],
+        segments: list[str],
+        walks: list[tuple[_Step, int]],
         allowed: list[frozenset[str]],
     ) -> None:
         """Raise the answer to a path no rule of the method takes, if it is not a 404.
@@ -300,18 +387,20 @@ class Router:
             path: The request path.
             method: The request method.
             websocket: Whether the request is a websocket handshake.
-            walked: The step that walked the path, its first index and the
-                path's segments.
+            segments: The path's segments.
+            walks: The steps that walked the path, with their first index.
             allowed: The methods of the rules that match the path.
         """
-        step, start, segments = walked
         slashed = self.redirect_slashes and not path.endswith("/")
         if allowed:
             if (
                 slashed
                 and method != "OPTIONS"
-                and step([*segments, ""], start, len(segments) + 1, method, websocket, [])
-                is not None
+                and any(
+                    step([*segments, ""], start, len(segments) + 1, method, websocket, [])
+                    is not None
+                    for step, start in walks
+                )
             ):
                 # NOTE: the path has rules of other methods, and the path with a
                 # slash one of this method: the 308 leads to an answer, where a
@@ -323,16 +412,26 @@ class Router:
             raise MethodNotAllowed(allowed=methods)
         if slashed:
             segments.append("")
-            if step(segments, start, len(segments), None, websocket, allowed) is not None:
-                raise RequestRedirect(path + "/")
+            for step, start in walks:
+                if step(segments, start, len(segments), None, websocket, allowed) is not None:
+                    raise RequestRedirect(path + "/")
 
-    def allowed_methods(self, path: str) -> set[str]:
-        """Return the methods some rule accepts for ``path`` (for OPTIONS)."""
+    def allowed_methods(self, path: str, host: str | None = None) -> set[str]:
+        """Return the methods some rule accepts for ``path`` (for OPTIONS).
+
+        Args:
+            path: The request path, percent-decoded.
+            host: As :meth:`match`: the rules of the hosts it fits count too.
+        """
         _, _, walk = self._compiled_matcher or self._compiled()
         segments = path[1:].split("/")
         collected: list[frozenset[str]] = []
-        # No rule allows the method "", so the walk visits every candidate.
-        walk(segments, 0, len(segments), "", False, collected)
+        steps = [walk]
+        if host is not None:
+            steps.extend(step for step, _ in self._host_matcher.candidates(host))
+        for step in steps:
+            # No rule allows the method "", so the walk visits every candidate.
+            step(segments, 0, len(segments), "", False, collected)
         return set().union(*collected)
 
     def build(
@@ -344,6 +443,7 @@ class Router:
         root_path: str = "",
         anchor: str | None = None,
         base_url: str | None = None,
+        origin: str | None = None,
     ) -> str:
         r"""Return the URL of an endpoint with the given placeholder values.
 
@@ -362,6 +462,13 @@ class Router:
         ``{"p": "/evil.example"}`` for ``/<path:p>`` is refused, and a rule
         or root path starting with ``//`` is written ``/%2F``.
 
+        A rule with a host is on the host its values build, each placeholder
+        one label that it matches back (lower-case ASCII letters, digits,
+        ``-`` and ``_``), so its URL never names a host its pattern does not:
+        it is absolute with ``base_url``'s scheme and port, or a path where
+        ``origin`` names the same host, or else absolute with ``origin``'s
+        scheme and port.
+
         Args:
             endpoint: The rule's endpoint.
             values: Placeholder values, and query arguments.
@@ -369,7 +476,10 @@ class Router:
             root_path: The decoded path the application is mounted under, as
                 ``Request.root_path`` holds it; it is encoded like the rest.
             anchor: A fragment to append.
-            base_url: ``scheme://host`` for an absolute URL.
+            base_url: ``scheme://host`` for an absolute URL; a rule with a
+                host puts its own in place of this one's name.
+            origin: ``scheme://host`` of the request the URL is for: a rule
+                on another host is built absolute from its scheme and port.
 
         Raises:
             LookupError: No rule of that endpoint fits the values.
@@ -378,9 +488,12 @@ class Router:
                 would not match the value back: a ``path`` value starting
                 with ``/``, an empty value, a ``/`` in the value of any
                 other placeholder. The message names the rule and the value.
+                A host placeholder's value is not one label it matches
+                back, or the rule has a host and neither ``base_url`` nor
+                ``origin`` gives a scheme.
         """
         values = {k: v for k, v in (values or {}).items() if v is not None}
-        for rule, template in self._by_endpoint.get(endpoint, ()):
+        for rule, template, hosted in self._by_endpoint.get(endpoint, ()):
             if method is not None and method.upper() not in rule.allowed:
                 continue
             if not rule.arguments <= set(values) | set(rule.defaults):
@@ -418,6 +531,9 @@ class Router:
                 url += "?" + urlencode(_flatten(extra))
             if anchor:
                 url += "#" + quote(anchor, safe="/?:@!$&'()*+,;=-._~")
+            if hosted is not None:
+                name = build_host(rule, endpoint, hosted, values)
+                return on_host(name, url, base_url, origin, f"{rule.rule!r} ({endpoint!r})")
             return (base_url.rstrip("/") + url) if base_url else url
         raise LookupError(f"no rule for endpoint {endpoint!r} with arguments {sorted(values)}")
 

@@ -70,16 +70,22 @@ class Rule:
             ``None`` means GET. HEAD comes with GET (RFC 9110 §9.3.2).
         websocket: Whether the rule matches websocket requests only.
         defaults: Values passed to the view that the URL does not carry.
+        host: The host it matches only, such as ``api.example.com`` or
+            ``<tenant>.example.com``, its placeholders written as in the
+            path; None matches any host. The router checks the rest.
 
     Attributes:
-        names: The placeholder names, in the order of the rule.
+        names: The placeholder names of the path, in the order of the rule.
+        host_names: The placeholder names of the host, in their order.
 
     Raises:
         ValueError: The rule does not start with ``/``, a ``<`` or ``>``
-            belongs to no placeholder, a name appears twice, or it holds
-            ``{...}``, Starlette's spelling of a placeholder.
+            belongs to no placeholder, a name appears twice (in the path,
+            the host, or both), or it holds ``{...}``, Starlette's spelling
+            of a placeholder.
         TypeError: ``methods`` is a string (``methods="GET"`` would allow
-            G, E and T) or holds something other than strings.
+            G, E and T) or holds something other than strings, or ``host``
+            is not a string.
     """
 
     rule: str
@@ -87,31 +93,27 @@ class Rule:
     methods: Iterable[str] | None = None
     websocket: bool = False
     defaults: Mapping[str, Any] = field(default_factory=dict)
+    host: str | None = None
     converters: dict[str, Converter] = field(init=False, default_factory=dict, repr=False)
     allowed: frozenset[str] = field(init=False, default=frozenset(), repr=False)
     names: tuple[str, ...] = field(init=False, default=(), repr=False)
+    host_names: tuple[str, ...] = field(init=False, default=(), repr=False)
 
     def __post_init__(self) -> None:
         if not self.rule.startswith("/"):
             raise ValueError(f"a rule starts with '/': {self.rule!r}")
         self.allowed = rule_methods(self.methods, self.rule)
         _refuse_braces(self.rule)
-        names: list[str] = []
-        for segment in self.rule.split("/"):
-            # A placeholder never holds a slash, so each segment is read alone.
-            if "<" in segment or ">" in segment:
-                stray = _PLACEHOLDER.sub("", segment)
-                if "<" in stray or ">" in stray:
-                    raise ValueError(
-                        f"malformed placeholder in rule {self.rule!r}: write <name> or "
-                        "<converter:name>, with a name such as user_id"
-                    )
-            for match in _PLACEHOLDER.finditer(segment):
-                name = match["name"]
-                if name in names:
-                    raise ValueError(f"placeholder {name!r} appears twice in {self.rule!r}")
-                names.append(name)
-        self.names = tuple(names)
+        self.names = _names(self.rule.split("/"), f"rule {self.rule!r}", ())
+        if self.host is not None:
+            if not isinstance(self.host, str):
+                raise TypeError(
+                    f"the host of rule {self.rule!r} is a str such as 'api.example.com', "
+                    f"not {self.host!r}"
+                )
+            _refuse_braces(self.host, "host")
+            where = f"host {self.host!r} of rule {self.rule!r}"
+            self.host_names = _names([self.host], where, self.names)
 
     @property
     def arguments(self) -> frozenset[str]:
@@ -119,7 +121,42 @@ class Rule:
         return frozenset(self.converters)
 
 
-def _refuse_braces(rule: str) -> None:
+def _names(pieces: list[str], where: str, taken: tuple[str, ...]) -> tuple[str, ...]:
+    """Return the placeholder names of a rule's segments or host, in order.
+
+    Args:
+        pieces: The segments (a placeholder never holds a slash, so each
+            is read alone), or the whole host.
+        where: What the pieces are, for the messages: ``rule '/a'``.
+        taken: The names of the path, for a host's.
+
+    Raises:
+        ValueError: A ``<`` or ``>`` belongs to no placeholder, or a name
+            appears twice, or in both the path and the host.
+    """
+    names: list[str] = []
+    for piece in pieces:
+        if "<" in piece or ">" in piece:
+            stray = _PLACEHOLDER.sub("", piece)
+            if "<" in stray or ">" in stray:
+                raise ValueError(
+                    f"malformed placeholder in {where}: write <name> or "
+                    "<converter:name>, with a name such as user_id"
+                )
+        for match in _PLACEHOLDER.finditer(piece):
+            name = match["name"]
+            if name in taken:
+                raise ValueError(
+                    f"placeholder {name!r} appears in both the path and the {where}: "
+                    "each value comes from one place; rename one of them"
+                )
+            if name in names:
+                raise ValueError(f"placeholder {name!r} appears twice in {where}")
+            names.append(name)
+    return tuple(names)
+
+
+def _refuse_braces(rule: str, what: str = "rule") -> None:
     """Refuse ``{name}`` and ``{name:type}``, which would be matched literally.
 
     NOTE: ``/numbers/{n:int}`` would otherwise be a literal path, and
@@ -142,7 +179,7 @@ def _refuse_braces(rule: str) -> None:
         return f"<{_STARLETTE_CONVERTERS.get(converter, converter)}:{name}>"
 
     raise ValueError(
-        f"rule {rule!r} holds {braced[0]!r}, which is matched as literal text: "
+        f"{what} {rule!r} holds {braced[0]!r}, which is matched as literal text: "
         f"placeholders are written <converter:name>, so write {_BRACED.sub(spelled, rule)!r}"
     )
 

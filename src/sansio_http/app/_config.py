@@ -36,9 +36,11 @@ class AppConfig:
             :attr:`Request.trusted_hosts <sansio_http.Request.trusted_hosts>`
             takes them (``".example.com"`` for the domain and every
             subdomain); ``to_wsgi`` and ``to_asgi`` give them to every
-            request unless their own ``trusted_hosts=`` says otherwise, and
-            a request to another host is a 400. None trusts any host; rules
-            with a ``host=`` need them (see :doc:`/app`).
+            request unless their own ``trusted_hosts=`` says otherwise, so
+            that reading the host (or a URL) of a request to another host
+            raises :class:`~sansio_http.UntrustedHost`, a 400. Rules with a
+            ``host=`` need them, and make every such request a 400. None
+            trusts any host (see :doc:`/app`).
         extra: Anything else the application wants to keep here.
 
     Each bound is of a pool of its own, so that no kind of blocking work can

@@ -219,6 +219,7 @@ class _Scaffold:
                 placeholders are malformed.
         """
         _check_rule(rule, "route")
+        _check_host(host, rule, endpoint or "")
 
         def decorator(func: F) -> F:
             self.add_route(

@@ -65,6 +65,8 @@ def host_labels(rule: Rule) -> list[str]:
             placeholders, or a literal label has no ASCII form.
     """
     host = rule.host or ""
+    if host.startswith("["):
+        raise _refuse(rule, "is an IP literal, not a host name's labels")
     pieces: list[list[str]] = [[]]
     position = 0
     for match in _PLACEHOLDER.finditer(host):
@@ -95,8 +97,6 @@ def host_labels(rule: Rule) -> list[str]:
                 piece if _PLACEHOLDER.fullmatch(piece) else piece.lower() for piece in label_pieces
             )
         labels.append(label)
-    if not labels:
-        raise _refuse(rule, "is empty")
     return labels
 
 
@@ -205,7 +205,7 @@ def on_host(name: str, url: str, base_url: str | None, origin: str | None, rule:
         )
     scheme, _, authority = start.partition("://")
     authority = authority.partition("/")[0]
-    if base_url is None and host_name(authority) == name:
+    if base_url is None and host_name(authority).lower() == name:
         return url
     parts = split_host(authority)
     port = parts[1] if parts is not None and parts[1] else None

@@ -255,6 +255,13 @@ def test_the_adapters_give_the_app_trusted_hosts_to_every_request(interface: str
     assert c.get("http://example.org/").status_code == 400
 
 
+def test_an_app_without_host_rules_never_reads_the_host_to_route(interface: str) -> None:
+    app = App(config=AppConfig(trusted_hosts=["example.com"]))
+    app.get("/")(lambda request: "home")
+    assert not app.router.has_hosts
+    assert client(app, interface).get("http://example.org/").text == "home"
+
+
 def test_the_adapters_own_trusted_hosts_come_first() -> None:
     app = build()
     for served in (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -9,7 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sansio_http.messages._errors import MethodNotAllowed, NotFound
-from sansio_http.routing import AllowedMethods, RequestRedirect, Router, Rule
+from sansio_http.routing import AllowedMethods, Converter, RequestRedirect, Router, Rule
+
+U = "12345678-1234-5678-1234-567812345678"
 
 
 def hosted() -> Router:
@@ -100,6 +103,28 @@ def test_converters_in_a_host_check_their_values() -> None:
     for host in ("10.example.com", "asia.example.com"):
         with pytest.raises(NotFound):
             router.match("/", host=host)
+
+
+def test_uuid_and_custom_converters_fill_a_label() -> None:
+    class Shard(Converter):
+        regex = r"s[0-9]+"
+
+        def to_python(self, text: str) -> int:
+            return int(text[1:])
+
+        def to_url(self, value: Any) -> str:
+            return f"s{value}"
+
+    router = Router(
+        [
+            Rule("/", "by_id", host="<uuid:id>.example.com"),
+            Rule("/", "sharded", host="<shard:n>.example.org"),
+        ],
+        converters={"shard": Shard},
+    )
+    assert router.match("/", host=f"{U}.example.com")[1] == {"id": uuid.UUID(U)}
+    assert router.match("/", host="s12.example.org")[1] == {"n": 12}
+    assert router.build("sharded", {"n": 3}, origin="http://x") == "http://s3.example.org/"
 
 
 def test_a_placeholder_never_takes_a_dot() -> None:

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from sansio_http import App, AppConfig, Blueprint, Request
 from sansio_http.asgi import to_asgi
-from sansio_http.testing import Client
+from sansio_http.testing import Client, WebSocketDenied
 from sansio_http.wsgi import to_wsgi
 
 TRUSTED = ["example.com", ".example.com", "testserver", "teams.example.org"]
@@ -300,3 +300,37 @@ def test_any_host_header_is_answered_cleanly(host: str) -> None:
     assert response.status in {200, 400, 404}
     if response.status == 200:
         assert response.body == f"{host.partition('.')[0].lower()} item 1".encode()
+
+
+def test_a_mounted_app_routes_by_host_among_its_own_trusted_hosts(interface: str) -> None:
+    inner = App("inner", config=AppConfig(trusted_hosts=[".example.com"]))
+
+    @inner.get("/", host="<tenant>.example.com")
+    def tenant(request: Request, tenant: str) -> str:
+        return f"{tenant} {inner.url_for('tenant', tenant='beta')}"
+
+    outer = App("outer")
+    outer.get("/")(lambda request: outer.url_for("inner.tenant", tenant="acme"))
+    outer.mount("/in", inner)
+    c = client(outer, interface)
+    assert c.get("http://acme.example.com/in/").text == "acme http://beta.example.com/in/"
+    assert c.get("http://acme.example.org/in/").status_code == 400
+    assert c.get("http://testserver/").text == "http://acme.example.com/in/"
+
+
+def test_a_websocket_rule_answers_its_host_only() -> None:
+    app = App(config=AppConfig(trusted_hosts=[".example.com"]))
+
+    @app.websocket("/feed", host="<tenant>.example.com")
+    async def feed(websocket: Any, tenant: str) -> None:
+        await websocket.accept()
+        await websocket.send_text(f"feed of {tenant}")
+        await websocket.close()
+
+    c = Client(app, interface="asgi")
+    with c.websocket_connect("ws://acme.example.com/feed") as session:
+        assert session.receive_text() == "feed of acme"
+    with pytest.raises(WebSocketDenied) as denied:
+        with c.websocket_connect("ws://acme.example.org/feed"):
+            pass
+    assert denied.value.response.status_code == 400

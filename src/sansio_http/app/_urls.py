@@ -9,7 +9,7 @@ from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES
 from sansio_http.app._hosts import routed_host
 from sansio_http.app._mounts import Mounts, root_of
-from sansio_http.messages._errors import HTTPError
+from sansio_http.messages._errors import HTTPError, UntrustedHost
 from sansio_http.messages._request import Request
 from sansio_http.routing import Router
 
@@ -76,34 +76,24 @@ class _UrlBuilding:
         """
         request = _request if _request is not None else _current_request(None)
         root_path = root_of(request, self) if request is not None else ""
-        base_url = origin = None
-        if request is not None:
-            # PERF: the host is read for an absolute URL, or where a rule
-            # (here or in a mounted App) may be on another host.
-            if _external or self.router.has_hosts or self._mounts.names:
-                host = (
-                    routed_host(request, self.config.trusted_hosts)
-                    if self.router.has_hosts
-                    else request.host
+        base_url = None
+        if _external:
+            if request is not None:
+                base_url = f"{_scheme or request.scheme}://{self._host_of(request)}"
+            elif _scheme is None:
+                raise RuntimeError(
+                    "an external URL needs a request for its host (for a rule with a host, "
+                    "pass _scheme='https')"
                 )
-                origin = f"{_scheme or request.scheme}://{host}"
-                base_url = origin if _external else None
-        elif _scheme is not None:
-            # A rule with a host puts its own after the scheme; one without
-            # has none to put there (refused below).
-            origin = f"{_scheme}://"
-        elif _external:
-            raise RuntimeError(
-                "an external URL needs a request for its host (for a rule with a host, "
-                "pass _scheme='https')"
-            )
         if endpoint.startswith("."):
             current = self._endpoint_of(request) if request is not None else ""
             blueprint = current.rpartition(".")[0]
             # Outside a blueprint, ".view" names the App's own view (as in Flask).
             endpoint = blueprint + endpoint if blueprint else endpoint[1:]
-        url = self._build(endpoint, values, _method, root_path, _anchor, base_url, origin)
+        built = (request, _scheme)
+        url = self._build(endpoint, values, _method, root_path, _anchor, base_url, built)
         if _external and url[:1] == "/":
+            # Outside a request, with _scheme: a rule without a host has none.
             raise RuntimeError(
                 f"an external URL of {endpoint!r} needs a request for its host: its rule "
                 "has no host= to build it on"
@@ -118,9 +108,14 @@ class _UrlBuilding:
         root_path: str,
         anchor: str | None,
         base_url: str | None,
-        origin: str | None,
+        built: tuple[Request | None, str | None],
     ) -> str:
-        """Build a URL here, or in the mounted App the endpoint's first part names."""
+        """Build a URL here, or in the mounted App the endpoint's first part names.
+
+        ``built`` holds the request the URL is built in and the ``_scheme``
+        asked for: where this App has rules with a host, the URL is built
+        from the request's (trusted) origin, or from the scheme alone.
+        """
         names = self._mounts.names
         if names and "." in endpoint:
             name, _, inner = endpoint.partition(".")
@@ -128,8 +123,22 @@ class _UrlBuilding:
             if mount is not None:
                 application: _UrlBuilding = mount.application
                 return application._build(
-                    inner, values, method, root_path + mount.prefix, anchor, base_url, origin
+                    inner, values, method, root_path + mount.prefix, anchor, base_url, built
                 )
+        origin = None
+        if self.router.has_hosts:
+            # PERF: the host is read only where a rule may be on another one.
+            request, scheme = built
+            if request is not None:
+                try:
+                    host = self._host_of(request)
+                except UntrustedHost:
+                    # The request of an outer App, on a host this one does not
+                    # serve: every URL of a rule with a host is absolute.
+                    host = ""
+                origin = base_url or f"{scheme or request.scheme}://{host}"
+            elif scheme is not None:
+                origin = f"{scheme}://"
         return self.router.build(
             endpoint,
             values,
@@ -139,6 +148,12 @@ class _UrlBuilding:
             base_url=base_url,
             origin=origin,
         )
+
+    def _host_of(self, request: Request) -> str:
+        """Return the request's host: through the trusted hosts where hosts route."""
+        if self.router.has_hosts:
+            return routed_host(request, self.config.trusted_hosts)
+        return request.host
 
     def _endpoint_of(self, request: Request) -> str:
         """Return the endpoint a request is routed to, or "" when none is.

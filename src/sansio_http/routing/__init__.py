@@ -11,6 +11,8 @@ one lookup in all. Matching answers 404, 405 (with the allowed methods),
 redirect to the same path with a trailing slash, as HTTP errors; building
 URLs (``url_for``) runs the converters the other way, to percent-encoded
 URLs that stay on the host and that matching gives the same values back for.
+A rule may also name its host (``<tenant>.example.com``): given the
+request's host, the rules of the hosts it fits come before the others.
 
 Everything here is pure: paths are the already percent-decoded text that
 ``Request.path`` holds. The floor sits on the messages (errors and

@@ -220,16 +220,14 @@ class _HostTree:
         key: What equal patterns share a tree by: the labels' texts and the
             parts' keys, not the placeholder names.
         root: The segment tree of the rules' paths.
-        text: The host as the first rule wrote it, for messages.
     """
 
-    __slots__ = ("key", "labels", "root", "text")
+    __slots__ = ("key", "labels", "root")
 
-    def __init__(self, labels: list[str | _Part], text: str) -> None:
+    def __init__(self, labels: list[str | _Part]) -> None:
         self.labels = labels
         self.key = tuple(label if isinstance(label, str) else label.key for label in labels)
         self.root = _Node()
-        self.text = text
 
     @property
     def literal(self) -> str | None:
@@ -264,12 +262,7 @@ class _HostMatcher:
             if literal is not None:
                 self.exact[literal] = step
                 continue
-            tests: list[_Test] = [
-                label
-                if isinstance(label, str)
-                else (_segment_converter(label), len(label.converters))
-                for label in tree.labels
-            ]
+            tests = [_label_test(label) for label in tree.labels]
             patterns.append((sum(isinstance(test, str) for test in tests), tests, step))
         patterns.sort(key=lambda pattern: -pattern[0])  # stable: the first added first
         self.patterns = [(len(tests), tests, step) for _, tests, step in patterns]

@@ -108,7 +108,7 @@ class Router:
             for part in parts:
                 if isinstance(part, _Part):
                     check_host_part(rule, part)
-            tree = _HostTree(parts, rule.host)
+            tree = _HostTree(parts)
             tree = self._hosts.get(tree.key, tree)
             hosted = host_template(labels, converters)
         root = self._root if tree is None else tree.root
@@ -259,12 +259,12 @@ class Router:
     ) -> Match:
         """Return the rule for a path and method, with its placeholder values.
 
-        Given a host, the rules of the host patterns it fits come first, in
-        the order of :class:`~sansio_http.routing._hosts._HostMatcher` (an
-        exact host, then the patterns with the most literal labels), each
-        pattern's rules in the order of paths; then the rules without a
-        host. A rule of another host is no candidate: a path that only it
-        takes is a 404, not a 405, and its methods are not allowed.
+        Given a host, the rules of the host patterns it fits come first: an
+        exact host, then the patterns with the most literal labels (the
+        first added among equals), each pattern's rules in the order of
+        paths; then the rules without a host. A rule of another host is no
+        candidate: a path that only it takes is a 404, not a 405, and its
+        methods are not allowed.
 
         Args:
             path: The request path, percent-decoded, starting with ``/``.

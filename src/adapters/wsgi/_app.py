@@ -25,7 +25,7 @@ from sansio_http.app import App
 from sansio_http.app._responses import not_a_response
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFile
-from sansio_http.messages._errors import HTTPError, InternalServerError
+from sansio_http.messages._errors import HTTPError, HTTPException, InternalServerError
 from sansio_http.messages._head import DEFAULT_HEAD_LIMITS, HeadLimits
 from sansio_http.messages._proxy import ProxyPolicy
 from sansio_http.messages._request import Request
@@ -95,8 +95,9 @@ def respond(
             if response.__class__ is not Response and not isinstance(response, Response):
                 # Refused here, naming the handler, not as an AttributeError when sent.
                 raise not_a_response(handler, response)
-        except HTTPError as exc:
-            if error_renderer is None:
+        except HTTPException as exc:
+            # A routing answer (308, 204) is no error: never the renderer's.
+            if error_renderer is None or not isinstance(exc, HTTPError):
                 response = exc.to_response(request)
             else:
                 response = _render(error_renderer, request, exc)
@@ -173,7 +174,8 @@ def wsgi_app(
     Args:
         handler: Called with a :class:`WSGIRequest` for each request; it
             returns a :class:`~sansio_http.Response`. An
-            :class:`~sansio_http.HTTPError` it raises becomes that error's
+            :class:`~sansio_http.HTTPException` it raises (an error, or a
+            routing answer such as the router's 308) becomes its own
             response; any other exception (and a ``TypeError`` naming it
             when it returns anything but a Response) a 500, logged with its
             traceback on the ``sansio_http.wsgi`` logger.
@@ -187,7 +189,9 @@ def wsgi_app(
             development server's by default.
         error_renderer: ``def render(request, exception) -> Response``,
             called for an :class:`~sansio_http.HTTPError` that escapes the
-            handler and for any other exception (still logged first);
+            handler and for any other exception but a routing answer
+            (:class:`~sansio_http.routing.RoutingAnswer`, always its own
+            response) (still logged first);
             None answers with the error's own response and a 500. When the
             renderer raises (or returns no Response), that is logged and
             the default answer is sent.

@@ -33,11 +33,10 @@ from sansio_http.app._endpoints import WEBSOCKET_SCHEMES, Endpoint, hooked
 from sansio_http.app._handling import Call, _ErrorHandling, log
 from sansio_http.app._mounts import Mounts, route
 from sansio_http.app._scaffold import _Scaffold
-from sansio_http.messages._errors import MethodNotAllowed
 from sansio_http.messages._files import FileBody
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
-from sansio_http.routing import Router
+from sansio_http.routing import Router, RoutingAnswer
 
 __all__: list[str] = []
 
@@ -489,11 +488,10 @@ class _Dispatching(_ErrorHandling, _Bridges):
                 return route(*mounted)
         try:
             rule, values = self.router.match(path, method, websocket=websocket)
-        except MethodNotAllowed as exc:
-            if method != "OPTIONS":
-                raise
-            # RFC 9110 §9.3.7: answer OPTIONS with what the resource allows.
-            return Response(b"", status=204, headers={"Allow": ", ".join(exc.allowed)})
+        except RoutingAnswer as answer:
+            # The 308 to the slashed path and the 204 to OPTIONS (RFC 9110
+            # §9.3.7) are answers, not errors: no error handler sees them.
+            return answer.to_response(request)
         found = self.endpoints[rule.endpoint], values
         if not (websocket or rule.converters) and len(self._static) < _MAX_STATIC:
             # PERF: the router answers a path that a rule without placeholders

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from sansio_http.app._static import StaticView
 from sansio_http.messages._static import CacheControl, FileSystem, StaticDirectory
+from sansio_http.routing._answers import RoutingAnswer
 from sansio_http.routing._rules import rule_methods
 
 __all__ = ["Blueprint", "ErrorKey", "check_call"]
@@ -132,6 +133,12 @@ def _check_error_key(key: object) -> None:
         raise TypeError(
             f"errorhandler takes the class {type(key).__name__}, not an instance: "
             f"write @app.errorhandler({type(key).__name__})"
+        )
+    if isinstance(key, type) and issubclass(key, RoutingAnswer):
+        raise TypeError(
+            f"{key.__name__} is a routing answer, not an error: no error handler "
+            "receives it. To change redirects or OPTIONS answers, use an "
+            "after_request hook, or set app.router.redirect_slashes = False"
         )
     if isinstance(key, type) and issubclass(key, BaseException):
         return

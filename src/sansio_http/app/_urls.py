@@ -7,7 +7,7 @@ from typing import Any, Final
 from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES
 from sansio_http.app._mounts import Mounts, root_of
-from sansio_http.messages._errors import HTTPError
+from sansio_http.messages._errors import HTTPException
 from sansio_http.messages._request import Request
 from sansio_http.routing import Router
 
@@ -108,6 +108,6 @@ class _UrlBuilding:
             found = self.router.find(
                 request.path, request.method, websocket=request.scheme in WEBSOCKET_SCHEMES
             )
-        except HTTPError:
+        except HTTPException:
             return ""
         return "" if found is None else found[0].endpoint

@@ -234,6 +234,29 @@ def test_a_websocket_reaches_an_app_at_the_root() -> None:
         assert ws.receive_text() == "|/live"
 
 
+def test_a_websocket_the_app_does_not_route_reaches_an_asgi_application_at_the_root() -> None:
+    outer = App("outer")
+
+    @outer.websocket("/live")
+    async def live(websocket: Any) -> None:
+        await websocket.accept()
+        await websocket.send_text("the App's")
+
+    async def old_socket(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        assert scope["type"] == "websocket"
+        await receive()  # websocket.connect
+        await send({"type": "websocket.accept"})
+        await send({"type": "websocket.send", "text": f"old {scope['path']}"})
+        await send({"type": "websocket.close", "code": 1000})
+
+    outer.mount("/", old_socket)
+    with Client(outer, interface="asgi") as client:
+        with client.websocket_connect("/live") as ws:
+            assert ws.receive_text() == "the App's"
+        with client.websocket_connect("/old/live") as ws:
+            assert ws.receive_text() == "old /old/live"
+
+
 def test_a_websocket_for_a_wsgi_application_at_the_root_is_refused() -> None:
     outer = App("outer")
     outer.mount("/", environ_echo)

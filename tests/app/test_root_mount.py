@@ -17,7 +17,7 @@ from sansio_http import App, Request, Response
 from sansio_http.asgi import to_asgi
 from sansio_http.testing import Client, WebSocketDenied
 from sansio_http.wsgi import to_wsgi
-from tests.app.test_mount import INTERFACES, Stamp, environ_echo, scope_echo
+from tests.app.test_mount import INTERFACES, Stamp, environ_echo, scope_echo, starlette_app
 
 
 def build() -> App:
@@ -187,6 +187,50 @@ def test_an_asgi_application_at_the_root() -> None:
         assert (data["root_path"], data["path"]) == ("", "/old/x")
         data = client.get("/app/old/x", root_path="/app").json()
         assert (data["root_path"], data["path"]) == ("/app", "/app/old/x")
+
+
+def test_a_starlette_application_at_the_root_and_its_lifespan() -> None:
+    events: list[str] = []
+    outer = App("outer")
+
+    @outer.get("/new")
+    def new(request: Request) -> str:
+        return "new"
+
+    outer.mount("/", starlette_app(events))
+    with Client(outer, interface="asgi") as client:
+        assert events == ["startup"]
+        assert client.get("/new").text == "new"
+        assert client.get("/where").json() == {
+            "root_path": "",
+            "path": "/where",
+            "url_for": "http://testserver/where",
+            "pool": "ready",
+        }
+    assert events == ["startup", "shutdown"]
+
+
+def test_the_startup_hooks_of_an_app_at_the_root_run_and_fill_its_state() -> None:
+    calls: list[str] = []
+    outer, legacy = App("outer"), App("legacy")
+
+    @legacy.on_startup
+    def connect(state: Any) -> None:
+        calls.append("legacy")
+        state["db"] = "legacy-db"
+
+    @legacy.get("/db")
+    def db(request: Request) -> str:
+        return str(request.state["db"])
+
+    outer.mount("/", legacy)
+    for interface in INTERFACES:
+        calls.clear()
+        with Client(outer, interface=interface) as client:
+            assert client.get("/db").text == "legacy-db"
+        if interface == "wsgi":
+            legacy.lifecycle.stop_sync(legacy.ensure_sync)
+        assert calls == ["legacy"]
 
 
 def test_a_root_mount_inside_a_mounted_app_takes_what_that_app_does_not_route() -> None:

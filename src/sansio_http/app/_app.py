@@ -35,6 +35,7 @@ from sansio_http.app._mounts import (
 )
 from sansio_http.app._scaffold import Blueprint, _Scaffold, check_call
 from sansio_http.app._urls import _UrlBuilding
+from sansio_http.messages._errors import NotFound
 from sansio_http.messages._request import Request
 from sansio_http.routing import Converter, Router, Rule
 
@@ -178,6 +179,12 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         redirected to ``/admin/`` (308). A mount comes before the App's own
         rules; the longest prefix wins.
 
+        ``mount("/", application)`` is the root mount, the fallback: it
+        takes every path that no rule of this App and no other mount takes,
+        after the rules. A path a rule takes stays this App's, whatever the
+        method (405, or 204 to OPTIONS) and when only the path with a
+        trailing slash matches (308). An App has one root mount.
+
         The mounted application sees the prefix in its root path
         (``SCRIPT_NAME``, ASGI ``root_path``, ``request.root_path``) and the
         rest in its path. A mounted App runs inside this App's middleware,
@@ -187,7 +194,8 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
 
         Args:
             prefix: The URL prefix, such as ``/admin``: decoded text, as
-                :attr:`Request.path <sansio_http.Request.path>` is.
+                :attr:`Request.path <sansio_http.Request.path>` is; ``/`` for
+                the root mount.
             application: The App or the WSGI or ASGI application.
             name: The name ``url_for`` reaches a mounted App by
                 (``url_for("admin.index")``); its own name by default. Not
@@ -195,9 +203,10 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
 
         Raises:
             TypeError: ``application`` is a blueprint or not callable.
-            ValueError: The prefix is the root or not a plain path, it or
-                the name is taken, a foreign application is given a name, or
-                the App would be mounted in itself.
+            ValueError: The prefix is not a plain path, it or the name is
+                taken (at the root: something is mounted there already), a
+                foreign application is given a name, or the App would be
+                mounted in itself.
             RuntimeError: The App is served already (``to_wsgi`` and
                 ``to_asgi`` set up mounted applications when they mount it).
         """
@@ -397,5 +406,13 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
                 inner: App = mount.application
                 reroot(request, mount.prefix, rest, inner)
                 return inner._websocket_view(request)
-        rule, values = self.router.match(request.path, "GET", websocket=True)
+        try:
+            rule, values = self.router.match(request.path, "GET", websocket=True)
+        except NotFound:
+            fallback = self._mounts.fallback
+            if fallback is None or fallback.kind != "app":
+                raise
+            root: App = fallback.application
+            reroot(request, "", request.path, root)
+            return root._websocket_view(request)
         return self._async(self.endpoints[rule.endpoint].view), values

@@ -33,6 +33,7 @@ from sansio_http.app._endpoints import WEBSOCKET_SCHEMES, Endpoint, hooked
 from sansio_http.app._handling import Call, _ErrorHandling, log
 from sansio_http.app._mounts import Mounts, route
 from sansio_http.app._scaffold import _Scaffold
+from sansio_http.messages._errors import NotFound
 from sansio_http.messages._files import FileBody
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
@@ -480,8 +481,9 @@ class _Dispatching(_ErrorHandling, _Bridges):
             found = self._static.get((path, method))
             if found is not None:
                 return found
-        # A mount comes before the rules. PERF: after the static answers,
-        # which never hold a mounted path (mount() clears them).
+        # A prefix mount comes before the rules, the root mount after them.
+        # PERF: after the static answers, which never hold a mounted path
+        # (mount() clears them).
         if self._mounts:
             mounted = self._mounts.find(path)
             if mounted is not None:
@@ -492,6 +494,13 @@ class _Dispatching(_ErrorHandling, _Bridges):
             # The 308 to the slashed path and the 204 to OPTIONS (RFC 9110
             # §9.3.7) are answers, not errors: no error handler sees them.
             return answer.to_response(request)
+        except NotFound:
+            # The root mount takes what no rule takes (PERF: only here, so a
+            # routed request pays nothing for it).
+            fallback = self._mounts.fallback
+            if fallback is None:
+                raise
+            return route(fallback, path)
         found = self.endpoints[rule.endpoint], values
         if not (websocket or rule.converters) and len(self._static) < _MAX_STATIC:
             # PERF: the router answers a path that a rule without placeholders

@@ -254,6 +254,25 @@ def test_a_zipped_package_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyP
         sys.modules.pop(name, None)
 
 
+def test_a_namespace_package_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    name = f"sansio_namespace_{abs(hash(str(tmp_path)))}"
+    (tmp_path / name / "static").mkdir(parents=True)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    try:
+        with pytest.raises(ValueError, match=r"namespace package.*add an __init__\.py"):
+            OSFileSystem().package_folder(name)
+    finally:
+        sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("serve", [to_wsgi, to_asgi])
+def test_a_package_is_resolved_at_registration_once_the_app_is_served(serve: object) -> None:
+    app = App()
+    serve(app)  # type: ignore[operator]
+    with pytest.raises(ValueError, match="no package named"):
+        app.static("/s", "static", package="sansio_no_such_package")
+
+
 def test_a_module_is_not_a_package(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     name = f"sansio_module_{abs(hash(str(tmp_path)))}"
     (tmp_path / f"{name}.py").write_text("")

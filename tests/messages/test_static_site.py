@@ -147,6 +147,13 @@ def test_the_location_is_encoded_from_the_path() -> None:
     assert response.headers["location"] == "/%2Fevil.com/static/a%20b%3F%23/"
 
 
+def test_a_url_with_its_slash_is_never_redirected_to_another_slash() -> None:
+    # A framework that maps URLs itself may pass "docs" for "/static/docs/".
+    request = RawRequest("GET", "/static/docs/", b"", {}, "http", None, "")
+    with pytest.raises(NotFound):
+        static_response(request, ROOT, "docs", fs=make_fs(), html=True)
+
+
 def test_other_methods_are_still_405() -> None:
     with pytest.raises(MethodNotAllowed):
         site("docs", method="POST")

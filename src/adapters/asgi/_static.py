@@ -115,9 +115,9 @@ class OSFileSystem:
 
         Raises:
             ValueError: No package of that name can be imported, it is a
-                module and not a package, or its files are not in a folder
-                on disk (a zip, or a namespace package spread over several):
-                the message names the fix.
+                module and not a package, a namespace package (without an
+                ``__init__.py``), or its files are not in a folder on disk
+                (a zip): the message names the fix.
         """
         try:
             module = importlib.import_module(package)
@@ -130,6 +130,12 @@ class OSFileSystem:
             raise ValueError(
                 f"{package!r} is a module, not a package: static(package=...) serves a folder "
                 "inside a package (a folder with an __init__.py)"
+            )
+        if getattr(module, "__file__", None) is None:
+            raise ValueError(
+                f"{package!r} is a namespace package (a folder without __init__.py), whose "
+                "files may lie in several folders: add an __init__.py to it, or serve its "
+                "folder with static(prefix, folder)"
             )
         files = importlib.resources.files(module)
         if not isinstance(files, pathlib.Path):

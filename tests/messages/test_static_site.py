@@ -294,10 +294,18 @@ def test_without_a_package_the_folder_is_the_directory() -> None:
     assert StaticDirectory(ROOT).folder_in(make_fs()) == ROOT
 
 
-@pytest.mark.parametrize("folder", ["/abs/static", "../static", "a/../../b", "c:/x", "a\\b"])
+@pytest.mark.parametrize(
+    "folder", ["/abs/static", "../static", "a/../../b", "c:/x", "a\\b", ".", "./", "a//b", "./a"]
+)
 def test_a_package_folder_must_stay_inside_the_package(folder: str) -> None:
     with pytest.raises(ValueError, match="inside the package"):
         StaticDirectory(folder, package="myext")
+
+
+@pytest.mark.parametrize("folder", ["static", "static/", "assets/static"])
+def test_a_package_folder_may_be_nested(folder: str) -> None:
+    fs = PackageFileSystem()
+    assert StaticDirectory(folder, package="myext").folder_in(fs).startswith("/srv/site/")
 
 
 @pytest.mark.parametrize("package", ["", "my-ext", "myext.", ".myext", "1st", "a/b"])

@@ -461,9 +461,15 @@ def _check_package(package: object, folder: str) -> None:
         raise ValueError(
             f"package is a dotted name, such as 'myext' or 'myext.admin', not {package!r}"
         )
-    # SECURITY: the folder is joined below the package's own: a plain
-    # relative path, never one that climbs out or names another drive.
-    if os.path.isabs(folder) or safe_join(".", folder.replace(os.sep, "/")) is None:
+    # SECURITY: the folder is joined below the package's own: a relative
+    # path of plain names, never one that climbs out, names another drive,
+    # or is the package's folder itself ("." would serve its source code).
+    relative = folder.replace(os.sep, "/").rstrip("/")
+    if (
+        os.path.isabs(folder)
+        or safe_join(".", relative) is None
+        or not all(name and name != "." for name in relative.split("/"))
+    ):
         raise ValueError(
             f"with package=, the folder is a path inside the package, such as 'static', "
             f"not {folder!r}"

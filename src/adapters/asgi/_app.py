@@ -26,6 +26,7 @@ from typing import Any, cast
 from sansio_http.app import App
 from sansio_http.app._context import request_var
 from sansio_http.app._responses import not_a_response
+from sansio_http.app._static import prepare_static
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFactory
 from sansio_http.messages._errors import HTTPError, HTTPException, InternalServerError
@@ -489,6 +490,9 @@ def to_asgi(
     if app.file_system is None:
         # What the static routes stat files through; one given by the user stays.
         app.file_system = FILE_SYSTEM
+    # A static route of a package finds its folder now: a package that cannot
+    # be served is refused here, before the server takes a request.
+    prepare_static(endpoint.view for endpoint in app.endpoints.values())
 
     handle: Handler = app.dispatch_async
     if proxy_policy is not None:

@@ -30,6 +30,7 @@ from urllib.parse import unquote_to_bytes
 
 from sansio_http.app import App
 from sansio_http.app._mounts import Mount, find_foreign, foreign_mounts, mounted_apps, shown
+from sansio_http.app._static import prepare_static
 from sansio_http.messages._errors import InternalServerError
 
 from ._request import ASGIRequest
@@ -73,6 +74,7 @@ def prepare_mounts(app: App, pools: ThreadPools) -> tuple[list[App], list[Mounte
         inner.thread_runner = pools.requests
         if inner.file_system is None:
             inner.file_system = app.file_system
+        prepare_static(endpoint.view for endpoint in inner.endpoints.values())
     lifespans: list[MountedLifespan] = []
     for prefix, mount in foreign_mounts(app):
         if mount.kind == "asgi" and all(

@@ -16,6 +16,7 @@ from typing import Any
 
 from sansio_http.app import App
 from sansio_http.app._mounts import find_foreign, foreign_mounts, mounted_apps, shown
+from sansio_http.app._static import prepare_static
 
 from ._environ import decode_path
 from ._response import StartResponse
@@ -52,6 +53,7 @@ def prepare_mounts(app: App, runner: CoroutineRunner) -> list[App]:
         inner.coroutine_runner = runner
         if inner.file_system is None:
             inner.file_system = app.file_system
+        prepare_static(endpoint.view for endpoint in inner.endpoints.values())
     for inner in inner_apps:
         inner.lifecycle.start_sync(inner.ensure_sync, threading.Event())
     return inner_apps

@@ -32,6 +32,7 @@ from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 
 from ._environ import check_environ
+from ._lifespan import hold
 from ._mount import prepare_mounts, stop_mounts, with_mounts
 from ._pull import logger
 from ._request import WSGIRequest
@@ -296,7 +297,7 @@ def to_wsgi(
     lifecycle = app.lifecycle
     # NOTE: once per process, whatever the number of mounts: an App mounted
     # with to_asgi too, or again, shares this startup and its state.
-    lifecycle.start_sync(app.ensure_sync, threading.Event())
+    lifecycle.start_sync(app.ensure_sync, threading.Event(), hold)
 
     def shutdown() -> None:
         try:
@@ -317,9 +318,10 @@ def to_wsgi(
             return app.dispatch_sync(policy.apply(request))
 
     handle: Callable[[WSGIRequest], Response] = dispatch
-    if app.startup_funcs:
-        # What the startup hooks stored seeds each request's state, as the
-        # ASGI lifespan state does. PERF: an App without hooks pays nothing.
+    if app.startup_funcs or lifecycle.lifespan is not None:
+        # What the lifespan and the startup hooks stored seeds each request's
+        # state, as the ASGI lifespan state does. PERF: an App without them
+        # pays nothing.
         state = lifecycle.state
 
         def handle(request: WSGIRequest) -> Response:

@@ -18,6 +18,7 @@ from sansio_http.app import App
 from sansio_http.app._mounts import find_foreign, foreign_mounts, mounted_apps
 
 from ._environ import decode_path
+from ._lifespan import hold
 from ._response import StartResponse
 from ._runner import CoroutineRunner
 
@@ -53,7 +54,7 @@ def prepare_mounts(app: App, runner: CoroutineRunner) -> list[App]:
         if inner.file_system is None:
             inner.file_system = app.file_system
     for inner in inner_apps:
-        inner.lifecycle.start_sync(inner.ensure_sync, threading.Event())
+        inner.lifecycle.start_sync(inner.ensure_sync, threading.Event(), hold)
     return inner_apps
 
 

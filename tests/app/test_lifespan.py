@@ -200,6 +200,32 @@ def test_under_asgi_a_sync_lifespan_runs_in_the_apps_request_threads() -> None:
     assert [name.rpartition("-")[0] for name in threads] == ["sansio-http-request"] * 2
 
 
+def test_under_wsgi_a_sync_lifespan_is_entered_by_the_mounting_thread(
+    at_exit: list[Callable[[], None]],
+) -> None:
+    threads: list[threading.Thread] = []
+
+    @contextlib.contextmanager
+    def lifespan(app: App) -> Iterator[None]:
+        threads.append(threading.current_thread())
+        yield
+        threads.append(threading.current_thread())
+
+    to_wsgi(App(lifespan=lifespan))
+    assert threads == [threading.current_thread()]
+    for shutdown in at_exit:  # the interpreter exits, on its main thread
+        shutdown()
+    assert threads == [threading.current_thread()] * 2
+
+
+def test_an_asgi_server_without_lifespan_runs_no_lifespan(kind: Kind) -> None:
+    events: list[str] = []
+    app = hooked_app(recording_lifespan(kind, events, {"db": "pool"}), events)
+    client = Client(to_asgi(app))  # no `with`: the server runs no lifespan
+    assert client.get("/async").json() == {}
+    assert events == []  # as the hooks
+
+
 def test_under_wsgi_an_async_lifespan_is_held_open_by_one_task_until_the_exit(
     at_exit: list[Callable[[], None]],
 ) -> None:

@@ -260,10 +260,12 @@ def to_wsgi(
     Plain views, hooks and error handlers are called directly in the worker
     thread; coroutine functions run to completion on an event loop kept per
     worker thread (see ``App.coroutine_runner``), with the context copied so
-    ``current_request`` works in them. The App's startup hooks run now, and
-    its shutdown hooks when the interpreter exits, each once per process
-    however many times the App is mounted (see ``App.on_startup``); each
-    request's ``request.state`` starts with what they stored. Apps mounted
+    ``current_request`` works in them. The App's lifespan is entered and its
+    startup hooks run now, and its shutdown hooks run and the lifespan exits
+    when the interpreter exits, each once per process however many times
+    the App is mounted (see ``App.on_startup``); each request's
+    ``request.state`` starts with what they stored. An async lifespan is held
+    open by one task on an event loop of its own thread. Apps mounted
     in it (``App.mount``) share its runner and start before it; a mounted
     WSGI application is called directly.
 

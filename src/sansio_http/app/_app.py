@@ -339,7 +339,8 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         mounts the App; however many times the App is mounted, they run once
         per process. A hook with one parameter receives the lifespan state,
         a :class:`~sansio_http.State` whose values every request's
-        ``request.state`` starts with, under either adapter::
+        ``request.state`` starts with, under either adapter. The App's
+        ``lifespan`` is entered before the startup hooks run::
 
             @app.on_startup
             def connect(state: State) -> None:

@@ -20,7 +20,7 @@ import pytest
 from sansio_http import App, State
 from sansio_http.asgi import ASGIRequest, to_asgi
 from sansio_http.testing import Client, LifespanError
-from sansio_http.wsgi import to_wsgi
+from sansio_http.wsgi import CoroutineRunner, to_wsgi
 
 Interface = Literal["wsgi", "asgi"]
 Kind = Literal["async", "sync"]
@@ -419,3 +419,20 @@ def test_a_lifespan_that_is_no_context_manager_factory_is_refused_naming_the_fix
 ) -> None:
     with pytest.raises(TypeError, match=match):
         App(lifespan=lifespan)
+
+
+# -- the core's drivers -------------------------------------------------------------
+
+
+def test_without_a_hold_the_sync_driver_runs_an_async_lifespan_through_ensure_sync() -> None:
+    events: list[str] = []
+    app = App("life", lifespan=recording_lifespan("async", events, {"db": "pool"}))
+    runner = CoroutineRunner()
+    app.coroutine_runner = runner  # what another adapter would install
+    try:
+        app.lifecycle.start_sync(app.ensure_sync, threading.Event())
+        assert dict(app.lifecycle.state) == {"db": "pool"}
+        app.lifecycle.stop_sync(app.ensure_sync)
+    finally:
+        runner.close()
+    assert events == ["enter life", "exit"]

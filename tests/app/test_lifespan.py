@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import multiprocessing
+import os
 import threading
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any, Literal
@@ -21,6 +23,7 @@ from sansio_http import App, State
 from sansio_http.asgi import ASGIRequest, to_asgi
 from sansio_http.testing import Client, LifespanError
 from sansio_http.wsgi import CoroutineRunner, to_wsgi
+from sansio_http.wsgi._lifespan import hold
 
 Interface = Literal["wsgi", "asgi"]
 Kind = Literal["async", "sync"]
@@ -436,3 +439,28 @@ def test_without_a_hold_the_sync_driver_runs_an_async_lifespan_through_ensure_sy
     finally:
         runner.close()
     assert events == ["enter life", "exit"]
+
+
+def _exit_in_fork(exit_lifespan: Callable[[BaseException | None], None]) -> None:
+    try:
+        exit_lifespan(None)
+    except RuntimeError as exc:
+        os._exit(0 if "gunicorn --preload" in str(exc) else 2)
+    os._exit(1)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_under_wsgi_a_forked_process_refuses_to_exit_the_held_lifespan() -> None:
+    events: list[str] = []
+    value, exit_lifespan = hold(recording_lifespan("async", events, {"db": "pool"})(App()))
+    assert value == {"db": "pool"}
+    try:
+        child = multiprocessing.get_context("fork").Process(
+            target=_exit_in_fork, args=(exit_lifespan,), daemon=True
+        )
+        child.start()
+        child.join(10)
+        assert child.exitcode == 0  # refused, naming the cause, instead of waiting
+    finally:
+        exit_lifespan(None)  # the process that entered it exits it
+    assert events == ["enter app", "exit"]

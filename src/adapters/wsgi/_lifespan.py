@@ -84,10 +84,24 @@ class _Held:
             self.exited.set_result(None)
 
     def exit(self, error: BaseException | None) -> None:
-        """Exit the context manager, with ``error`` or none; wait until it did."""
+        """Exit the context manager, with ``error`` or none; wait until it did.
+
+        Raises:
+            Exception: What the context manager's exit raised.
+            RuntimeError: The thread that holds it is gone: this process is
+                a fork of the one that entered it (``gunicorn --preload``).
+        """
         loop, stopping = self._loop, self._stopping
         if loop is None or stopping is None:  # pragma: no cover (entered means both set)
             raise RuntimeError("the lifespan was not entered")
+        if not self._thread.is_alive():
+            # NOTE: a fork keeps no thread but its caller's; waiting for the
+            # exit would hang the process (a gunicorn worker) at its exit.
+            raise RuntimeError(
+                "the App's async lifespan is held by a thread of the process that "
+                "started the App, and this process is a fork of it (gunicorn --preload?): "
+                "let each worker import the App, or use a sync lifespan"
+            )
         loop.call_soon_threadsafe(stopping.set_result, error)
         try:
             self.exited.result()

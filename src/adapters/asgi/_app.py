@@ -455,13 +455,14 @@ def to_asgi(
     blocking work runs in pools of its own, each bounded by its setting
     (``AppConfig.io_threads``, ``stream_threads``, ``mount_threads``), never
     in the loop's default executor. Websocket rules get a :class:`WebSocket`; the App's
-    startup and shutdown hooks run in the lifespan, once per process however
-    many times the App is mounted (see ``App.on_startup``), and the state
-    they fill is the lifespan state each request's ``request.state`` starts
-    with. Apps mounted in it (``App.mount``) share its thread pool and its
-    lifespan; a mounted ASGI application gets its own lifespan inside the
-    App's, and a mounted WSGI application runs in the mounts pool, its body
-    and response streamed through the event loop.
+    lifespan context manager and its startup and shutdown hooks run in the
+    lifespan, once per process however many times the App is mounted (see
+    ``App.on_startup``), and the state they fill is the lifespan state each
+    request's ``request.state`` starts with. Apps mounted in it
+    (``App.mount``) share its thread pool and its lifespan; a mounted ASGI
+    application gets its own lifespan inside the App's, and a mounted WSGI
+    application runs in the mounts pool, its body and response streamed
+    through the event loop.
 
     Args:
         app: The App; this installs its ``thread_runner``.

@@ -33,6 +33,7 @@ from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 
 from ._environ import check_environ
+from ._lifespan import hold
 from ._mount import prepare_mounts, stop_mounts, with_mounts
 from ._pull import logger
 from ._request import WSGIRequest
@@ -264,10 +265,12 @@ def to_wsgi(
     Plain views, hooks and error handlers are called directly in the worker
     thread; coroutine functions run to completion on an event loop kept per
     worker thread (see ``App.coroutine_runner``), with the context copied so
-    ``current_request`` works in them. The App's startup hooks run now, and
-    its shutdown hooks when the interpreter exits, each once per process
-    however many times the App is mounted (see ``App.on_startup``); each
-    request's ``request.state`` starts with what they stored. Apps mounted
+    ``current_request`` works in them. The App's lifespan is entered and its
+    startup hooks run now, and its shutdown hooks run and the lifespan exits
+    when the interpreter exits, each once per process however many times
+    the App is mounted (see ``App.on_startup``); each request's
+    ``request.state`` starts with what they stored. An async lifespan is held
+    open by one task on an event loop of its own thread. Apps mounted
     in it (``App.mount``) share its runner and start before it; a mounted
     WSGI application is called directly.
 
@@ -304,7 +307,7 @@ def to_wsgi(
     lifecycle = app.lifecycle
     # NOTE: once per process, whatever the number of mounts: an App mounted
     # with to_asgi too, or again, shares this startup and its state.
-    lifecycle.start_sync(app.ensure_sync, threading.Event())
+    lifecycle.start_sync(app.ensure_sync, threading.Event(), hold)
 
     def shutdown() -> None:
         try:
@@ -325,9 +328,10 @@ def to_wsgi(
             return app.dispatch_sync(policy.apply(request))
 
     handle: Callable[[WSGIRequest], Response] = dispatch
-    if app.startup_funcs:
-        # What the startup hooks stored seeds each request's state, as the
-        # ASGI lifespan state does. PERF: an App without hooks pays nothing.
+    if app.startup_funcs or lifecycle.lifespan is not None:
+        # What the lifespan and the startup hooks stored seeds each request's
+        # state, as the ASGI lifespan state does. PERF: an App without them
+        # pays nothing.
         state = lifecycle.state
 
         def handle(request: WSGIRequest) -> Response:

@@ -19,6 +19,7 @@ from sansio_http.app._mounts import find_foreign, foreign_mounts, mounted_apps, 
 from sansio_http.app._static import prepare_static
 
 from ._environ import decode_path
+from ._lifespan import hold
 from ._response import StartResponse
 from ._runner import CoroutineRunner
 
@@ -55,7 +56,7 @@ def prepare_mounts(app: App, runner: CoroutineRunner) -> list[App]:
             inner.file_system = app.file_system
         prepare_static(endpoint.view for endpoint in inner.endpoints.values())
     for inner in inner_apps:
-        inner.lifecycle.start_sync(inner.ensure_sync, threading.Event())
+        inner.lifecycle.start_sync(inner.ensure_sync, threading.Event(), hold)
     return inner_apps
 
 

@@ -13,6 +13,7 @@ from one module each: registration shared with blueprints
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
@@ -22,7 +23,12 @@ from sansio_http.app._config import AppConfig
 from sansio_http.app._context import request_var
 from sansio_http.app._dispatch import _Dispatching
 from sansio_http.app._endpoints import Endpoint, join_rule
-from sansio_http.app._lifecycle import Lifecycle, hook_arguments
+from sansio_http.app._lifecycle import (
+    Lifecycle,
+    LifespanFactory,
+    check_lifespan,
+    hook_arguments,
+)
 from sansio_http.app._middleware import Middleware
 from sansio_http.app._mounts import (
     Kind,
@@ -55,6 +61,15 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         name: A name for logs.
         config: Settings; the defaults of :class:`AppConfig` otherwise.
         converters: Extra URL converters by name.
+        lifespan: Starlette's lifespan: a function of the App returning a
+            context manager, async (``@contextlib.asynccontextmanager``) or
+            sync (``@contextlib.contextmanager``), entered once per process
+            before the startup hooks and exited after the shutdown hooks.
+            What it yields, a mapping or None, seeds the lifespan state.
+
+    Raises:
+        TypeError: ``lifespan`` is not callable, or is a generator or
+            coroutine function not made a context manager.
 
     Attributes:
         coroutine_runner: Runs a coroutine to completion from sync code; the
@@ -69,15 +84,18 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         *,
         config: AppConfig | None = None,
         converters: Mapping[str, type[Converter]] | None = None,
+        lifespan: LifespanFactory | None = None,
     ) -> None:
+        if lifespan is not None:
+            check_lifespan(lifespan)
         super().__init__(name)
         self.config = config or AppConfig()
         self.router = Router(converters=converters)
         self.endpoints: dict[str, Endpoint] = {}
-        #: The startup and shutdown hooks and the lifespan state they fill,
-        #: shared by every mount of the App so that the hooks run once per
-        #: process (see :mod:`~sansio_http.app._lifecycle`).
-        self.lifecycle = Lifecycle()
+        #: The lifespan, the startup and shutdown hooks and the lifespan state
+        #: they fill, shared by every mount of the App so that they run once
+        #: per process (see :mod:`~sansio_http.app._lifecycle`).
+        self.lifecycle = Lifecycle(None if lifespan is None else functools.partial(lifespan, self))
         self.startup_funcs: list[Callable[..., Any]] = self.lifecycle.startup_funcs
         self.shutdown_funcs: list[Callable[..., Any]] = self.lifecycle.shutdown_funcs
         self.coroutine_runner: CoroutineRunner | None = None
@@ -330,7 +348,8 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         mounts the App; however many times the App is mounted, they run once
         per process. A hook with one parameter receives the lifespan state,
         a :class:`~sansio_http.State` whose values every request's
-        ``request.state`` starts with, under either adapter::
+        ``request.state`` starts with, under either adapter. The App's
+        ``lifespan`` is entered before the startup hooks run::
 
             @app.on_startup
             def connect(state: State) -> None:

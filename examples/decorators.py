@@ -15,8 +15,6 @@ from sansio_http.asgi import ASGIRequest, asgi_app
 from sansio_http.routing import Router, Rule
 from sansio_http.wsgi import wsgi_app
 
-__all__ = ["Bottle", "Req", "abort"]  # abort(404, "No such item.") stops a view or a hook
-
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -41,7 +39,10 @@ def to_response(result: Any) -> Response:
     if isinstance(result, Response):
         return result
     body, status = result if isinstance(result, tuple) else (result, 200)
-    return JSONResponse(body, status) if isinstance(body, dict | list) else Response(body, status)
+    if isinstance(body, dict | list):
+        return JSONResponse(body, status)
+    kind = None if isinstance(body, str) else "application/octet-stream"  # str: text/plain
+    return Response(body, status, None, kind)
 
 
 class Req:

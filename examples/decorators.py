@@ -1,7 +1,6 @@
 """A bottle-style decorator framework: ``@app.get("/hello/<name>")``, on WSGI and ASGI alike.
 
-One ``async def`` handler serves ``app.wsgi`` and ``app.asgi``; views and hooks are ``def``
-or ``async def`` (docs/framework-authors.rst says how)."""
+One ``async def`` handler serves both; views and hooks are ``def`` or ``async def``."""
 
 from __future__ import annotations
 
@@ -46,10 +45,13 @@ def to_response(result: Any) -> Response:
 
 
 class Req:
-    """What a view gets: the core request, its query arguments and its body, read whole."""
+    """What a view gets: the request's attributes (``req.args``...) and its body, read whole."""
 
     def __init__(self, request: Request, body: bytes) -> None:
-        self.request, self.body, self.query = request, body, request.args
+        self.request, self.body = request, body
+
+    def __getattr__(self, name: str) -> Any:  # read when asked: a view pays for what it uses
+        return getattr(self.request, name)
 
     @property
     def json(self) -> Any:
@@ -63,8 +65,7 @@ class Bottle:
     """Views by decorator, hooks around them; ``wsgi`` and ``asgi`` serve them alike."""
 
     def __init__(self) -> None:
-        self.router = Router()
-        self.views: dict[str, Callable[..., Any]] = {}
+        self.router, self.views = Router(), dict[str, Callable[..., Any]]()
         self.before: list[Callable[[Req], Any]] = []  # hook(req), before every view
         self.after: list[Callable[[Req, Response], Any]] = []  # hook(req, response)
         self.wsgi = wsgi_app(self.handle, error_renderer=problem)

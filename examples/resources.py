@@ -37,10 +37,18 @@ async def call(request: Request, func: Callable[..., Any], *args: Any, **kwargs:
 
 
 class Req:
-    """The request as a responder reads it: the core request and its body, read whole."""
+    """The request as a responder reads it: the request's attributes and its body, read whole."""
 
     def __init__(self, request: Request, body: bytes) -> None:
-        self.request, self.body, self.params = request, body, request.args
+        self.request, self.body = request, body
+
+    @property
+    def params(self) -> Any:
+        """The query arguments, parsed when first asked for (Falcon's ``req.params``)."""
+        return self.request.args
+
+    def __getattr__(self, name: str) -> Any:  # req.headers, req.path...: the request's
+        return getattr(self.request, name)
 
     @property
     def media(self) -> Any:

@@ -255,7 +255,7 @@ def test_bottle_hooks_of_either_kind_run_around_the_view(interface: str) -> None
 
     async def guard(req: decorators.Req) -> None:
         seen.append("before")
-        if req.query.get("key") != "open":
+        if req.args.get("key") != "open":
             abort(403, "Bring the key.")
 
     def stamp(req: decorators.Req, response: Response) -> None:

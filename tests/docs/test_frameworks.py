@@ -292,6 +292,41 @@ def test_a_def_view_under_wsgi_runs_beside_the_kept_loop_not_in_a_thread() -> No
     assert threads == [threading.current_thread().name]
 
 
+@pytest.mark.parametrize("framework", FRAMEWORKS)
+def test_a_def_view_under_wsgi_is_refused_a_blocking_read(
+    framework: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Why the handler reads the body first: the def view runs beside a running loop.
+    def reads(req: Any, *rest: Any) -> str:
+        return str(req.request.get_data())
+
+    if framework == "resources":
+        app: Any = resources.API()
+        app.add_route("/", type("Reader", (), {"on_post": lambda self, req, resp: reads(req)})())
+    else:
+        app = decorators.Bottle()
+        app.post("/")(reads)
+    with caplog.at_level(logging.ERROR), client_of(app.wsgi, "wsgi", raise_errors=False) as client:
+        problem_of(client.post("/", content=b"x"), 500)
+    assert "use await request.body() there instead" in caplog.text
+
+
+def test_the_request_attributes_are_the_requests(framework: str, interface: str) -> None:
+    def agent(req: Any, *rest: Any) -> str:
+        return f"{req.method} {req.path} {req.headers['user-agent']} {req.args['q']}"
+
+    if framework == "resources":
+        app: Any = resources.API()
+        responder = lambda self, req, resp: setattr(resp, "text", agent(req))  # noqa: E731
+        app.add_route("/who", type("Who", (), {"on_get": responder})())
+    else:
+        app = decorators.Bottle()
+        app.get("/who")(agent)
+    with client_of(getattr(app, interface), interface) as client:
+        response = client.get("/who?q=1", headers={"user-agent": "probe"})
+        assert response.text == "GET /who probe 1"
+
+
 # -- the routing answers, which are not errors --------------------------------------------
 
 

@@ -345,7 +345,6 @@ def trailing_slash_app(framework: str) -> resources.API | decorators.Bottle:
     return app
 
 
-@pytest.mark.xfail(strict=False, reason="needs routing answers outside HTTPError")
 def test_a_renderer_of_every_http_error_leaves_options_204_and_the_308_intact(
     framework: str, interface: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -14,6 +14,14 @@ adapter, called as a server calls it:
 
 The difference between the two rows of a group is the price of one hop
 through the runner; docs/framework-authors.rst quotes it.
+
+- ``runners-framework-wsgi`` and ``runners-framework-asgi``: the same at the
+  level of a framework, ``examples/decorators.py``, whose one ``async def``
+  handler serves a ``def`` view and an ``async def`` view (the same hello
+  world) under each adapter. Under WSGI both views run inside the handler on
+  the kept loop, the ``def`` one called directly; under ASGI the ``def``
+  view goes to the request pool. The issue's bar: an ``async def`` view
+  under WSGI costs at most twice a ``def`` view.
 """
 
 from __future__ import annotations
@@ -27,7 +35,8 @@ from pytest_benchmark.fixture import BenchmarkFixture
 
 from benchmarks._drive import BATCH, drive_asgi, drive_wsgi
 from benchmarks.test_bench_asgi import SCOPE
-from benchmarks.test_bench_wsgi import ENVIRON
+from benchmarks.test_bench_wsgi import ENVIRON, browser_environ
+from examples.decorators import Bottle, Req
 from sansio_http import Request, Response
 from sansio_http.asgi import ThreadPools, asgi_app
 from sansio_http.wsgi import wsgi_app
@@ -73,3 +82,37 @@ def test_asgi_handler(
         assert benchmark(drive_asgi(loop, app, SCOPE)) == (200, HELLO)
     finally:
         pools.shutdown(wait=True)
+
+
+def framework() -> Bottle:
+    """A bottle-style app with the hello world as a def view and as an async def view."""
+    app = Bottle()
+
+    @app.get("/def")
+    def hello_view(req: Req) -> bytes:
+        return HELLO
+
+    @app.get("/async")
+    async def hello_async_view(req: Req) -> bytes:
+        return HELLO
+
+    return app
+
+
+@pytest.mark.benchmark(group="runners-framework-wsgi")
+@pytest.mark.parametrize("kind", ["def", "async"])
+def test_wsgi_framework_view(benchmark: BenchmarkFixture, kind: str) -> None:
+    environ = browser_environ(path=f"/{kind}")
+    benchmark.extra_info["view"] = kind
+    assert benchmark(drive_wsgi(framework().wsgi, environ)) == ("200 OK", HELLO)
+
+
+@pytest.mark.benchmark(group="runners-framework-asgi")
+@pytest.mark.parametrize("kind", ["async", "def"])
+def test_asgi_framework_view(
+    benchmark: BenchmarkFixture, loop: asyncio.AbstractEventLoop, kind: str
+) -> None:
+    scope = {**SCOPE, "path": f"/{kind}", "raw_path": f"/{kind}".encode()}
+    app = framework()
+    benchmark.extra_info.update(view=kind, requests_per_round=BATCH)
+    assert benchmark(drive_asgi(loop, app.asgi, scope)) == (200, HELLO)

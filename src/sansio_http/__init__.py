@@ -56,6 +56,7 @@ from sansio_http.messages._errors import Forbidden as Forbidden
 from sansio_http.messages._errors import GatewayTimeout as GatewayTimeout
 from sansio_http.messages._errors import Gone as Gone
 from sansio_http.messages._errors import HTTPError as HTTPError
+from sansio_http.messages._errors import HTTPException as HTTPException
 from sansio_http.messages._errors import HTTPVersionNotSupported as HTTPVersionNotSupported
 from sansio_http.messages._errors import ImATeapot as ImATeapot
 from sansio_http.messages._errors import InternalServerError as InternalServerError
@@ -148,6 +149,7 @@ __all__ = [
     "GatewayTimeout",
     "Gone",
     "HTTPError",
+    "HTTPException",
     "HTTPVersionNotSupported",
     "HeadLimits",
     "HeaderValueError",

@@ -21,6 +21,8 @@ from sansio_http.app import App, AppConfig, Blueprint
 from sansio_http.app._debug import is_local
 from sansio_http.messages._errors import BadRequest, HTTPError, NotFound
 from sansio_http.messages._request import Request
+from sansio_http.routing import AllowedMethods, RequestRedirect, RoutingAnswer
+from sansio_http.testing import Client, Interface
 from tests.app.test_app import Dispatch, async_dispatch, body, make_request, sync_dispatch
 
 
@@ -388,3 +390,37 @@ def test_an_untrusted_host_is_not_local() -> None:
     with pytest.raises(HTTPError):
         _ = request.host
     assert is_local(request) is False
+
+
+@pytest.mark.parametrize("interface", ["wsgi", "asgi"])
+def test_an_error_handler_for_every_http_error_leaves_redirects_and_options(
+    interface: Interface,
+) -> None:
+    app = App()
+    seen: list[int] = []
+
+    @app.get("/docs/")
+    def docs(request: Request) -> str:
+        return "docs"
+
+    @app.errorhandler(HTTPError)
+    def everything_is_a_500(request: Request, exc: HTTPError) -> tuple[str, int]:
+        # Flask never hands its routing redirects to error handlers; nor does the App.
+        seen.append(exc.status)
+        return "broken", 500
+
+    with Client(app, interface=interface) as client:
+        redirect = client.get("/docs", follow_redirects=False)
+        assert (redirect.status_code, redirect.headers["location"]) == (308, "/docs/")
+        options = client.options("/docs/")
+        assert (options.status_code, options.headers["allow"]) == (204, "GET, HEAD, OPTIONS")
+        assert client.get("/nowhere").status_code == 500
+    assert seen == [404]
+
+
+def test_a_routing_answer_cannot_have_an_error_handler() -> None:
+    app = App()
+    for answer in (RequestRedirect, AllowedMethods, RoutingAnswer):
+        with pytest.raises(TypeError, match="routing answer, not an error") as info:
+            app.errorhandler(answer)
+        assert "after_request" in str(info.value)

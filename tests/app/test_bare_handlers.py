@@ -20,6 +20,7 @@ import pytest
 
 from sansio_http import BodyRequest, HTTPError, NotFound, Request, Response
 from sansio_http.asgi import ThreadPools, asgi_app
+from sansio_http.routing import Router, Rule
 from sansio_http.testing import Client, Interface
 from sansio_http.wsgi import wsgi_app
 
@@ -205,3 +206,39 @@ def test_the_def_handler_runs_in_the_given_request_pool(pools: ThreadPools) -> N
 def test_a_websocket_handler_stays_async_only() -> None:
     with pytest.raises(TypeError, match="awaits its websocket"):
         asgi_app(async_handler, websocket=sync_handler)  # type: ignore[arg-type]
+
+
+ROUTER = Router([Rule("/docs/", "docs"), Rule("/items", "items", methods=["GET", "POST"])])
+
+
+def routed(request: Request) -> Response:
+    rule, _ = ROUTER.match(request.path, request.method)
+    return Response(rule.endpoint)
+
+
+async def routed_async(request: Request) -> Response:
+    return routed(request)
+
+
+@pytest.mark.parametrize("handler", [routed, routed_async], ids=["def", "async"])
+def test_a_renderer_of_every_http_error_leaves_redirects_and_options_intact(
+    interface: Interface, handler: Callable[..., Any], pools: ThreadPools
+) -> None:
+    rendered: list[Exception] = []
+
+    def render(request: Request, exc: Exception) -> Response:
+        # An author's renderer that turns anything it gets into an error page.
+        rendered.append(exc)
+        return problem(request, exc)
+
+    with serve(interface, handler, pools, error_renderer=render) as client:
+        options = client.options("/items")
+        assert (options.status_code, options.headers["allow"]) == (204, "GET, HEAD, OPTIONS, POST")
+        assert options.content == b""
+        redirect = client.get("/docs?page=2", follow_redirects=False)
+        assert (redirect.status_code, redirect.headers["location"]) == (308, "/docs/?page=2")
+        # A real error still goes to the renderer.
+        refused = client.put("/items")
+        assert refused.status_code == 405
+        assert refused.headers["content-type"] == "application/problem+json"
+    assert [type(exc).__name__ for exc in rendered] == ["MethodNotAllowed"]

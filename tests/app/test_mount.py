@@ -531,7 +531,6 @@ def test_mount_after_serving_is_refused() -> None:
 @pytest.mark.parametrize(
     ("prefix", "error"),
     [
-        ("/", ValueError),
         ("", ValueError),
         ("admin", ValueError),
         ("/a//b", ValueError),

@@ -26,6 +26,9 @@ SCRIPT = b"console.log('hello from app.js');\n" * 100
 CSS = b"body { color: #333; }\n"
 BIG = bytes(range(256)) * 1024  # 256 KiB: several reads, several chunks
 BROTLI = b"\x1b\x0fBROTLI-BYTES-STAND-IN"  # not decoded by anyone here
+HOME = b"<!doctype html><title>home</title>"
+DOCS = b"<!doctype html><title>docs</title>" + b"." * 1000
+MISSING = b"<!doctype html><title>not here</title>"
 
 
 def build_tree(root: Path) -> Path:
@@ -43,6 +46,15 @@ def build_tree(root: Path) -> Path:
     (static / "out.txt").symlink_to(root / "secret.txt")
     (static / "out-dir").symlink_to(root)
     (static / "inside.js").symlink_to(static / "app.js")
+    # A static site beside it: index pages, a folder without one, a 404 page.
+    site = root / "site"
+    (site / "docs").mkdir(parents=True)
+    (site / "empty").mkdir()
+    (site / "index.html").write_bytes(HOME)
+    (site / "docs" / "index.html").write_bytes(DOCS)
+    (site / "404.html").write_bytes(MISSING)
+    (site / "out").symlink_to(root)  # a folder outside, with its index.html
+    (root / "index.html").write_bytes(SECRET)
     # The siblings are written after the file: never older than it.
     stat = (static / "app.js").stat()
     for name in ("app.js.gz", "app.js.br"):
@@ -59,10 +71,11 @@ def cache_policy(path: str) -> str | None:
 
 
 def make_app(root: str | os.PathLike[str]) -> App:
-    """The App every transport serves: two static routes and a page."""
+    """The App every transport serves: three static routes and a page."""
     static = Path(root) / "static"
     app = App("static-test")
     app.static("/static", static, cache_control=cache_policy)
+    app.static("/site", Path(root) / "site", html=True, not_found="404.html", endpoint="site")
     assets = Blueprint("assets", url_prefix="/bp")
     assets.static("/files", static / "css", endpoint="css")
     app.register_blueprint(assets)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from sansio_http import Response, redirect
-from sansio_http.messages._errors import _BY_STATUS, HTTPError
+from sansio_http.messages._errors import _BY_STATUS, HTTPException
 from sansio_http.routing import RequestRedirect
 from sansio_http.wsgi import WSGIRequest, wsgi_app
 from tests.wsgi.conftest import make_environ, run
@@ -48,7 +48,7 @@ def test_conditional_answers_pass_the_validator(
         assert result.body == b""
 
 
-def raising(error: HTTPError) -> Callable[[WSGIRequest], Response]:
+def raising(error: HTTPException) -> Callable[[WSGIRequest], Response]:
     def handler(request: WSGIRequest) -> Response:
         raise error
 

@@ -5,8 +5,9 @@ does (``asgi = to_asgi(app)`` then ``wsgi = to_wsgi(app)``). Each server
 runs it as a subprocess on a free port of 127.0.0.1; its hooks append lines
 to the file named by ``LIFECYCLE_LOG``, so that the test counts them once
 the process has exited after SIGTERM. The hooks take the lifespan state or
-not (``LIFECYCLE_HOOKS``), so that counting them needs no other change.
-Every wait is bounded.
+not (``LIFECYCLE_HOOKS``), and the App has a lifespan context manager,
+async or sync, or none (``LIFECYCLE_LIFESPAN``), so that counting them
+needs no other change. Every wait is bounded.
 """
 
 from __future__ import annotations
@@ -31,18 +32,36 @@ TIMEOUT = 10.0
 
 APP = """
 import asyncio
+import contextlib
 import os
 
 from sansio_http import App
 from sansio_http.asgi import to_asgi
 from sansio_http.wsgi import to_wsgi
 
-app = App("lifecycle")
-
 
 def note(line):
     with open(os.environ["LIFECYCLE_LOG"], "a") as log:
         log.write(line + "\\n")
+
+
+@contextlib.asynccontextmanager
+async def async_lifespan(app):
+    note("lifespan enter")
+    task = asyncio.current_task()
+    yield {"greeting": "hello from the lifespan"}
+    note("lifespan exit" + (" in its task" if asyncio.current_task() is task else ""))
+
+
+@contextlib.contextmanager
+def sync_lifespan(app):
+    note("lifespan enter")
+    yield {"greeting": "hello from the lifespan"}
+    note("lifespan exit")
+
+
+LIFESPANS = {"async": async_lifespan, "sync": sync_lifespan, "none": None}
+app = App("lifecycle", lifespan=LIFESPANS[os.environ["LIFECYCLE_LIFESPAN"]])
 
 
 if os.environ["LIFECYCLE_HOOKS"] == "state":
@@ -160,8 +179,16 @@ def hooks() -> str:
     return "plain"
 
 
+@pytest.fixture
+def lifespan() -> str:
+    """``"none"``, or the App's lifespan context manager: ``"async"`` or ``"sync"``."""
+    return "none"
+
+
 @pytest.fixture(params=list(SERVERS))
-def server(request: pytest.FixtureRequest, tmp_path: Path, hooks: str) -> Iterator[Running]:
+def server(
+    request: pytest.FixtureRequest, tmp_path: Path, hooks: str, lifespan: str
+) -> Iterator[Running]:
     name: str = request.param
     program = "gunicorn" if name == "gunicorn" else "uvicorn" if name == "uvicorn" else None
     if program is not None:
@@ -170,7 +197,12 @@ def server(request: pytest.FixtureRequest, tmp_path: Path, hooks: str) -> Iterat
     port = free_port()
     events = tmp_path / "events.log"
     output = tmp_path / "server.log"
-    env = {**os.environ, "LIFECYCLE_LOG": str(events), "LIFECYCLE_HOOKS": hooks}
+    env = {
+        **os.environ,
+        "LIFECYCLE_LOG": str(events),
+        "LIFECYCLE_HOOKS": hooks,
+        "LIFECYCLE_LIFESPAN": lifespan,
+    }
     with output.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, *SERVERS[name](port)],
@@ -215,6 +247,20 @@ def test_startup_hooks_fill_the_state_of_every_request(server: Running) -> None:
         assert http.get("/async").text == "hello from startup"
     assert server.stop() == 0
     assert server.lines() == ["startup", "announce", "shutdown hello from startup"]
+
+
+@pytest.mark.parametrize("lifespan", ["async", "sync"])
+def test_a_lifespan_runs_once_around_the_hooks_and_seeds_the_state(
+    server: Running, lifespan: str
+) -> None:
+    with httpx.Client(base_url=server.url, timeout=TIMEOUT) as http:
+        assert http.get("/").text == "hello from the lifespan"
+        assert http.get("/async").text == "hello from the lifespan"
+    assert server.lines() == ["lifespan enter", "startup", "announce"]
+    assert server.stop() == 0
+    # An async lifespan is entered and exited in one task, whoever mounted it.
+    exit_line = "lifespan exit in its task" if lifespan == "async" else "lifespan exit"
+    assert server.lines() == ["lifespan enter", "startup", "announce", "shutdown", exit_line]
 
 
 def send_in_two_pieces(port: int, path: str, first: bytes, rest: bytes) -> bytes:

@@ -25,7 +25,16 @@ from sansio_http import Request, Response
 from sansio_http.asgi import to_asgi
 from sansio_http.wsgi import to_wsgi
 from tests.app import servers
-from tests.app.test_static_files import BIG, BROTLI, SCRIPT, SECRET, build_tree, make_app
+from tests.app.test_static_files import (
+    BIG,
+    BROTLI,
+    DOCS,
+    MISSING,
+    SCRIPT,
+    SECRET,
+    build_tree,
+    make_app,
+)
 
 pytestmark = [
     pytest.mark.integration,
@@ -198,4 +207,44 @@ def test_traversal_never_serves_the_secret(served: Served, target: bytes) -> Non
     # A server may refuse a target itself (400); the App answers 404; never 200 or 500.
     assert status in (400, 404)
     assert SECRET not in data
+    assert wait_no_open_files(served) == []
+
+
+def test_a_static_site(client: httpx.Client) -> None:
+    assert client.get("/site/docs/").content == DOCS
+    redirect = client.get("/site/docs?lang=en")
+    assert redirect.status_code == 308
+    assert redirect.headers["location"] == "/site/docs/?lang=en"
+    missing = client.get("/site/missing.html", headers={"range": "bytes=0-3"})
+    assert missing.status_code == 404
+    assert missing.content == MISSING
+    head = client.head("/site/missing.html")
+    assert head.status_code == 404
+    assert head.headers["content-length"] == str(len(MISSING))
+
+
+SITE_TRAVERSALS = [
+    b"/site/../secret.txt",
+    b"/site/../",
+    b"/site/%2e%2e/",
+    b"/site/..%2f",
+    b"/site/out/",
+    b"/site/out",
+    b"/site//evil.com",
+    b"/site/%2F%2Fevil.com",
+    b"/site/%5Cevil.com",
+    b"/site/\\evil.com/",
+]
+
+
+@pytest.mark.parametrize("target", SITE_TRAVERSALS)
+def test_a_static_site_never_serves_the_secret_nor_leads_away(
+    served: Served, target: bytes
+) -> None:
+    status, data = raw_get(served, target)
+    # A server may refuse a target itself (400); the App answers 404 with its
+    # page: never the secret, and never a redirect (the rules refuse first).
+    assert status in (400, 404)
+    assert SECRET not in data
+    assert b"\r\nlocation:" not in data.lower()
     assert wait_no_open_files(served) == []

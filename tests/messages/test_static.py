@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Mapping
+from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 from hypothesis import given
@@ -83,6 +84,12 @@ def make_fs(**extra_files: tuple[int, float]) -> FakeFileSystem:
         f"{ROOT}/logo.png": (5000, MTIME),
         f"{ROOT}/.env": (10, MTIME),
         f"{ROOT}/.well-known/security.txt": (30, MTIME),
+        # A static site: index pages, a folder without one, and a 404 page.
+        f"{ROOT}/index.html": (50, MTIME),
+        f"{ROOT}/docs/index.html": (60, MTIME),
+        f"{ROOT}/docs/guide.html": (70, MTIME),
+        f"{ROOT}/404.html": (40, MTIME),
+        "/srv/site/index.html": (8, MTIME),  # beside the folder: never served
         SECRET: (7, MTIME),
         "/etc/passwd": (900, MTIME),
     }
@@ -92,7 +99,8 @@ def make_fs(**extra_files: tuple[int, float]) -> FakeFileSystem:
         f"{ROOT}/out-dir": "/srv/site",  # a folder outside
         f"{ROOT}/alias.js": f"{ROOT}/app.js",  # stays inside
     }
-    return FakeFileSystem(files, {ROOT, f"{ROOT}/css", "/srv/site", "/etc"}, links)
+    folders = {ROOT, f"{ROOT}/css", f"{ROOT}/docs", "/srv/site", "/etc"}
+    return FakeFileSystem(files, folders, links)
 
 
 class RawRequest(Request):
@@ -457,37 +465,133 @@ PIECES = st.sampled_from(
     [
         "..", ".", "", "app.js", "css", "site.css", "secret.txt", "out.txt", "out-dir",
         "\\", "..\\", "%2e%2e", "\x00", "C:", "c:", ":", "nul", ".env", "/", "//", "etc",
-        "passwd", "alias.js", "\u2025", "\uff0e\uff0e",
+        "passwd", "alias.js", "\u2025", "\uff0e\uff0e", "docs", "index.html", "404.html",
+        "%2f", "%5c", "?", "#", "@evil.com", "evil.com",
     ]
 )  # fmt: skip
 
+#: Where an App may be mounted, hostile ones included: the Location stays ours.
+ROOT_PATHS = st.sampled_from(["", "/app", "//evil.com", "/\\evil.com", "/a b"])
 
-@given(parts=st.lists(PIECES, max_size=6), dotfiles=st.booleans())
-def test_nothing_outside_the_folder_is_ever_served(parts: list[str], dotfiles: bool) -> None:
-    path = "/".join(parts)
-    fs = make_fs()
-    try:
-        response = static_response(get(path), ROOT, path, fs=fs, dotfiles=dotfiles)
-    except NotFound:
+
+def check_answer(response: Response, request: Request, fs: FakeFileSystem) -> None:
+    """Assert what any answer of the static rules may be: a file inside, or a same-origin 308."""
+    if response.status == 308:
+        location = response.headers["location"]
+        assert response.body == b""
+        # SECURITY: an absolute path of this origin, whatever the request held.
+        assert location.startswith("/")
+        assert not location.startswith(("//", "/\\"))
+        assert "\\" not in location
+        assert urlsplit(urljoin("http://testserver/static/x", location)).netloc == "testserver"
+        assert unquote(urlsplit(location).path) == request.root_path + request.path + "/"
+        assert urlsplit(location).query == request.query_string.decode()
         return
     served = served_path(response)
-    assert fs.realpath(served).startswith(ROOT + "/")
     assert served.startswith(ROOT + "/")
+    assert fs.realpath(served).startswith(ROOT + "/")
     assert fs.realpath(served) != SECRET
+    if response.status == 404:
+        assert served == f"{ROOT}/404.html"
+    else:
+        assert response.status == 200
 
 
-@given(path=st.text(max_size=40), follow=st.booleans())
-def test_any_text_is_a_file_inside_or_a_404(path: str, follow: bool) -> None:
+@given(
+    parts=st.lists(PIECES, max_size=6),
+    dotfiles=st.booleans(),
+    html=st.booleans(),
+    not_found=st.sampled_from([None, "404.html"]),
+    root_path=ROOT_PATHS,
+    query=st.sampled_from([b"", b"a=1", b"next=//evil.com"]),
+    slash=st.booleans(),
+)
+def test_nothing_outside_the_folder_is_ever_served(
+    parts: list[str],
+    dotfiles: bool,
+    html: bool,
+    not_found: str | None,
+    root_path: str,
+    query: bytes,
+    slash: bool,
+) -> None:
+    path = "/".join(parts) + ("/" if slash else "")
     fs = make_fs()
+    request = RawRequest(
+        "GET", "/static/" + path, query, {}, "http", None, root_path, raw_path=None
+    )
     try:
-        response = static_response(get(path), ROOT, path, fs=fs, follow_symlinks=follow)
+        response = static_response(
+            request, ROOT, path, fs=fs, dotfiles=dotfiles, html=html, not_found=not_found
+        )
     except NotFound:
+        return
+    check_answer(response, request, fs)
+
+
+@given(
+    path=st.text(max_size=40),
+    follow=st.booleans(),
+    html=st.booleans(),
+    not_found=st.sampled_from([None, "404.html"]),
+    root_path=ROOT_PATHS,
+)
+def test_any_text_is_a_file_inside_or_a_404(
+    path: str, follow: bool, html: bool, not_found: str | None, root_path: str
+) -> None:
+    fs = make_fs()
+    request = RawRequest("GET", "/static/" + path, b"", {}, "http", None, root_path)
+    try:
+        response = static_response(
+            request, ROOT, path, fs=fs, follow_symlinks=follow, html=html, not_found=not_found
+        )
+    except NotFound:
+        return
+    if response.status == 308:
+        check_answer(response, request, fs)
         return
     served = served_path(response)
     assert served.startswith(ROOT + "/")
     assert ".." not in served.split("/")
     if not follow:
         assert fs.realpath(served).startswith(ROOT + "/")
+    if response.status == 404:
+        assert served == f"{ROOT}/404.html"
+
+
+@given(path=st.text(max_size=30), root_path=ROOT_PATHS, query=st.binary(max_size=12))
+def test_a_folder_redirect_never_leaves_the_origin(path: str, root_path: str, query: bytes) -> None:
+    # Every name is a folder with an index page here: each path that passes
+    # the rules is redirected, whatever text the client put in it.
+    fs = EveryFolder()
+    request = RawRequest("GET", "/static/" + path, query, {}, "http", None, root_path)
+    try:
+        response = static_response(request, ROOT, path, fs=fs, html=True)
+    except NotFound:
+        return
+    if response.status == 200:  # a folder's URL, or an index page named
+        assert path == "" or path.endswith(("/", "/index.html")) or path == "index.html"
+        return
+    assert response.status == 308
+    location = response.headers["location"]
+    assert location.startswith("/")
+    assert not location.startswith(("//", "/\\"))
+    assert not any(char in location for char in "\\\r\n\t #")
+    assert urlsplit(urljoin("http://testserver/static/x", location)).netloc == "testserver"
+    assert unquote(urlsplit(location).path) == root_path + request.path + "/"
+
+
+class EveryFolder:
+    """A file system in which every path is a folder holding an index.html."""
+
+    def file_info(self, path: str) -> FileInfo | None:
+        return FileInfo(10, MTIME, path.endswith("/index.html"))
+
+    def is_symlink(self, path: str) -> bool:
+        return False
+
+    def realpath(self, path: str) -> str:
+        return path
 
 
 @given(

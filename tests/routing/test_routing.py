@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sansio_http.messages._errors import MethodNotAllowed, NotFound
+from sansio_http.messages._errors import HTTPError, HTTPException, MethodNotAllowed, NotFound
 from sansio_http.routing import (
     AllowedMethods,
     AnyConverter,
@@ -18,6 +18,7 @@ from sansio_http.routing import (
     PathConverter,
     RequestRedirect,
     Router,
+    RoutingAnswer,
     Rule,
 )
 
@@ -264,8 +265,21 @@ def test_options_is_answered_with_204_listing_the_methods(router: Router) -> Non
     assert response.status == 204
     assert response.headers["allow"] == "GET, HEAD, OPTIONS, POST"
     assert response.body == b""
-    # Code that answers OPTIONS itself catches it as a MethodNotAllowed, as before.
-    assert isinstance(info.value, MethodNotAllowed)
+    # An answer, not an error: code that renders every HTTPError leaves it alone.
+    assert not isinstance(info.value, HTTPError)
+    assert isinstance(info.value, RoutingAnswer)
+    assert isinstance(info.value, HTTPException)
+
+
+def test_the_slash_redirect_is_a_routing_answer_not_an_error() -> None:
+    router = Router([Rule("/docs/", "docs")])
+    with pytest.raises(RequestRedirect) as info:
+        router.match("/docs")
+    assert not isinstance(info.value, HTTPError)
+    assert isinstance(info.value, RoutingAnswer)
+    response = info.value.to_response()
+    assert (response.status, response.headers["location"]) == (308, "/docs/")
+    assert str(info.value) == "308 Permanent Redirect: /docs/"
 
 
 def test_options_taken_by_a_rule_matches_it() -> None:

@@ -124,6 +124,9 @@ def test_invalid_utf8_in_the_path_is_replaced() -> None:
         ({"REMOTE_ADDR": ""}, "remote_addr", None),
         ({"SERVER_PORT": ""}, "server", ("localhost", None)),
         ({"QUERY_STRING": ""}, "query_string", b""),
+        # PEP 3333: CONTENT_TYPE may be present and empty; that is no type.
+        ({"CONTENT_TYPE": ""}, "content_type", None),
+        ({"CONTENT_TYPE": "application/json"}, "content_type", "application/json"),
     ],
 )
 def test_missing_and_empty_values(changes: dict[str, str], attribute: str, expected: Any) -> None:

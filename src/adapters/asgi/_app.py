@@ -26,9 +26,10 @@ from typing import Any, cast
 from sansio_http.app import App
 from sansio_http.app._context import request_var
 from sansio_http.app._responses import not_a_response
+from sansio_http.app._static import prepare_static
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFactory
-from sansio_http.messages._errors import HTTPError, InternalServerError
+from sansio_http.messages._errors import HTTPError, HTTPException, InternalServerError
 from sansio_http.messages._head import DEFAULT_HEAD_LIMITS, HeadLimits
 from sansio_http.messages._proxy import ProxyPolicy
 from sansio_http.messages._request import Request
@@ -96,7 +97,7 @@ async def serve_websocket(
             await handler(websocket)
     except WebSocketDisconnect:
         return
-    except HTTPError as exc:
+    except HTTPException as exc:
         await _refuse(websocket, exc)
         return
     except Exception:
@@ -109,7 +110,7 @@ async def serve_websocket(
         pass
 
 
-async def _refuse(websocket: WebSocket, error: HTTPError) -> None:
+async def _refuse(websocket: WebSocket, error: HTTPException) -> None:
     try:
         if websocket.closed:
             return
@@ -127,8 +128,9 @@ class _HandlerApp:
     It answers each HTTP request by the rules every ASGI application of this
     package follows:
 
-    - An :class:`~sansio_http.HTTPError` from the handler (or from reading
-      the body) is answered with its response.
+    - An :class:`~sansio_http.HTTPException` from the handler (an error,
+      or a routing answer such as the 308 to the slashed path; or an error
+      from reading the body) is answered with its response.
     - Any other exception before the response head is logged and answered
       with a 500; after the head it propagates, so that the server closes
       the connection (the head already promised a complete body).
@@ -193,10 +195,11 @@ class _HandlerApp:
                 if response.__class__ is not Response and not isinstance(response, Response):
                     # Refused here, naming the handler, not as an AttributeError when sent.
                     raise not_a_response(self.handler, response)
-            except HTTPError as exc:
+            except HTTPException as exc:
                 if request._receiver.disconnected:
                     return
-                if self.error_renderer is None:
+                # A routing answer (308, 204) is no error: never the renderer's.
+                if self.error_renderer is None or not isinstance(exc, HTTPError):
                     response = exc.to_response(request)
                 else:
                     response = await self._render(request, exc)
@@ -362,7 +365,9 @@ def asgi_app(
             pools of the default sizes, its own, when None.
         error_renderer: ``render(request, exception) -> Response``, called
             for an :class:`~sansio_http.HTTPError` that escapes the handler
-            and for any other exception (still logged first); None answers
+            and for any other exception (still logged first) but a routing
+            answer (:class:`~sansio_http.routing.RoutingAnswer`, always its
+            own response); None answers
             with the error's own response and a 500. An ``async def`` one
             is awaited; a ``def`` one is called on the event loop, so it
             must be quick and must not block. When it raises (or returns no
@@ -450,13 +455,14 @@ def to_asgi(
     blocking work runs in pools of its own, each bounded by its setting
     (``AppConfig.io_threads``, ``stream_threads``, ``mount_threads``), never
     in the loop's default executor. Websocket rules get a :class:`WebSocket`; the App's
-    startup and shutdown hooks run in the lifespan, once per process however
-    many times the App is mounted (see ``App.on_startup``), and the state
-    they fill is the lifespan state each request's ``request.state`` starts
-    with. Apps mounted in it (``App.mount``) share its thread pool and its
-    lifespan; a mounted ASGI application gets its own lifespan inside the
-    App's, and a mounted WSGI application runs in the mounts pool, its body
-    and response streamed through the event loop.
+    lifespan context manager and its startup and shutdown hooks run in the
+    lifespan, once per process however many times the App is mounted (see
+    ``App.on_startup``), and the state they fill is the lifespan state each
+    request's ``request.state`` starts with. Apps mounted in it
+    (``App.mount``) share its thread pool and its lifespan; a mounted ASGI
+    application gets its own lifespan inside the App's, and a mounted WSGI
+    application runs in the mounts pool, its body and response streamed
+    through the event loop.
 
     Args:
         app: The App; this installs its ``thread_runner``.
@@ -486,6 +492,9 @@ def to_asgi(
     if app.file_system is None:
         # What the static routes stat files through; one given by the user stays.
         app.file_system = FILE_SYSTEM
+    # A static route of a package finds its folder now: a package that cannot
+    # be served is refused here, before the server takes a request.
+    prepare_static(endpoint.view for endpoint in app.endpoints.values())
 
     handle: Handler = app.dispatch_async
     if proxy_policy is not None:

@@ -29,7 +29,8 @@ from typing import Any, Final
 from urllib.parse import unquote_to_bytes
 
 from sansio_http.app import App
-from sansio_http.app._mounts import Mount, find_foreign, foreign_mounts, mounted_apps
+from sansio_http.app._mounts import Mount, find_foreign, foreign_mounts, mounted_apps, shown
+from sansio_http.app._static import prepare_static
 from sansio_http.messages._errors import InternalServerError
 
 from ._request import ASGIRequest
@@ -73,12 +74,13 @@ def prepare_mounts(app: App, pools: ThreadPools) -> tuple[list[App], list[Mounte
         inner.thread_runner = pools.requests
         if inner.file_system is None:
             inner.file_system = app.file_system
+        prepare_static(endpoint.view for endpoint in inner.endpoints.values())
     lifespans: list[MountedLifespan] = []
     for prefix, mount in foreign_mounts(app):
         if mount.kind == "asgi" and all(
             each.application is not mount.application for each in lifespans
         ):
-            lifespans.append(MountedLifespan(mount.application, prefix))
+            lifespans.append(MountedLifespan(mount.application, shown(prefix)))
     return inner_apps, lifespans
 
 
@@ -132,7 +134,7 @@ def with_mounts(
         if kind == "http" or kind == "websocket":
             root_path = scope.get("root_path") or ""
             path, root_path = split_path(scope["path"], root_path)
-            found = find_foreign(app, path)
+            found = find_foreign(app, path, scope.get("method") or "GET", kind == "websocket")
             if found is not None:
                 mount, prefix = found
                 child = dict(scope)
@@ -273,7 +275,7 @@ async def call_wsgi(
             return
         if exchange.started or request.propagate_exceptions:
             raise
-        logger.exception("error in the WSGI application mounted at %r", mount.prefix)
+        logger.exception("error in the WSGI application mounted at %r", shown(mount.prefix))
         response = InternalServerError().to_response(request)
         with contextlib.suppress(OSError):
             await send(

@@ -23,15 +23,17 @@ from typing import Any, cast
 
 from sansio_http.app import App
 from sansio_http.app._responses import not_a_response
+from sansio_http.app._static import prepare_static
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFile
-from sansio_http.messages._errors import HTTPError, InternalServerError
+from sansio_http.messages._errors import HTTPError, HTTPException, InternalServerError
 from sansio_http.messages._head import DEFAULT_HEAD_LIMITS, HeadLimits
 from sansio_http.messages._proxy import ProxyPolicy
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 
 from ._environ import check_environ
+from ._lifespan import hold
 from ._mount import prepare_mounts, stop_mounts, with_mounts
 from ._pull import logger
 from ._request import WSGIRequest
@@ -95,8 +97,9 @@ def respond(
             if response.__class__ is not Response and not isinstance(response, Response):
                 # Refused here, naming the handler, not as an AttributeError when sent.
                 raise not_a_response(handler, response)
-        except HTTPError as exc:
-            if error_renderer is None:
+        except HTTPException as exc:
+            # A routing answer (308, 204) is no error: never the renderer's.
+            if error_renderer is None or not isinstance(exc, HTTPError):
                 response = exc.to_response(request)
             else:
                 response = _render(error_renderer, request, exc)
@@ -173,7 +176,8 @@ def wsgi_app(
     Args:
         handler: Called with a :class:`WSGIRequest` for each request; it
             returns a :class:`~sansio_http.Response`. An
-            :class:`~sansio_http.HTTPError` it raises becomes that error's
+            :class:`~sansio_http.HTTPException` it raises (an error, or a
+            routing answer such as the router's 308) becomes its own
             response; any other exception (and a ``TypeError`` naming it
             when it returns anything but a Response) a 500, logged with its
             traceback on the ``sansio_http.wsgi`` logger.
@@ -187,7 +191,9 @@ def wsgi_app(
             development server's by default.
         error_renderer: ``def render(request, exception) -> Response``,
             called for an :class:`~sansio_http.HTTPError` that escapes the
-            handler and for any other exception (still logged first);
+            handler and for any other exception but a routing answer
+            (:class:`~sansio_http.routing.RoutingAnswer`, always its own
+            response) (still logged first);
             None answers with the error's own response and a 500. When the
             renderer raises (or returns no Response), that is logged and
             the default answer is sent.
@@ -259,10 +265,12 @@ def to_wsgi(
     Plain views, hooks and error handlers are called directly in the worker
     thread; coroutine functions run to completion on an event loop kept per
     worker thread (see ``App.coroutine_runner``), with the context copied so
-    ``current_request`` works in them. The App's startup hooks run now, and
-    its shutdown hooks when the interpreter exits, each once per process
-    however many times the App is mounted (see ``App.on_startup``); each
-    request's ``request.state`` starts with what they stored. Apps mounted
+    ``current_request`` works in them. The App's lifespan is entered and its
+    startup hooks run now, and its shutdown hooks run and the lifespan exits
+    when the interpreter exits, each once per process however many times
+    the App is mounted (see ``App.on_startup``); each request's
+    ``request.state`` starts with what they stored. An async lifespan is held
+    open by one task on an event loop of its own thread. Apps mounted
     in it (``App.mount``) share its runner and start before it; a mounted
     WSGI application is called directly.
 
@@ -292,12 +300,15 @@ def to_wsgi(
     if app.file_system is None:
         # What the static routes stat files through; one given by the user stays.
         app.file_system = FILE_SYSTEM
+    # A static route of a package finds its folder now: a package that cannot
+    # be served is refused here, before the server takes a request.
+    prepare_static(endpoint.view for endpoint in app.endpoints.values())
     # Mounted Apps get the runner and start first: the App may rely on them.
     inner_apps = prepare_mounts(app, runner)
     lifecycle = app.lifecycle
     # NOTE: once per process, whatever the number of mounts: an App mounted
     # with to_asgi too, or again, shares this startup and its state.
-    lifecycle.start_sync(app.ensure_sync, threading.Event())
+    lifecycle.start_sync(app.ensure_sync, threading.Event(), hold)
 
     def shutdown() -> None:
         try:
@@ -318,9 +329,10 @@ def to_wsgi(
             return app.dispatch_sync(policy.apply(request))
 
     handle: Callable[[WSGIRequest], Response] = dispatch
-    if app.startup_funcs:
-        # What the startup hooks stored seeds each request's state, as the
-        # ASGI lifespan state does. PERF: an App without hooks pays nothing.
+    if app.startup_funcs or lifecycle.lifespan is not None:
+        # What the lifespan and the startup hooks stored seeds each request's
+        # state, as the ASGI lifespan state does. PERF: an App without them
+        # pays nothing.
         state = lifecycle.state
 
         def handle(request: WSGIRequest) -> Response:

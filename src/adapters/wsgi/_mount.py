@@ -15,9 +15,11 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sansio_http.app import App
-from sansio_http.app._mounts import find_foreign, foreign_mounts, mounted_apps
+from sansio_http.app._mounts import find_foreign, foreign_mounts, mounted_apps, shown
+from sansio_http.app._static import prepare_static
 
 from ._environ import decode_path
+from ._lifespan import hold
 from ._response import StartResponse
 from ._runner import CoroutineRunner
 
@@ -43,7 +45,7 @@ def prepare_mounts(app: App, runner: CoroutineRunner) -> list[App]:
     for prefix, mount in foreign_mounts(app):
         if mount.kind == "asgi":
             raise TypeError(
-                f"to_wsgi() cannot serve the ASGI application mounted at {prefix!r}: a WSGI "
+                f"to_wsgi() cannot serve the ASGI application mounted at {shown(prefix)!r}: a WSGI "
                 "server has no event loop to run it; serve the App with "
                 "sansio_http.asgi.to_asgi(app), which also runs mounted WSGI applications"
             )
@@ -52,8 +54,9 @@ def prepare_mounts(app: App, runner: CoroutineRunner) -> list[App]:
         inner.coroutine_runner = runner
         if inner.file_system is None:
             inner.file_system = app.file_system
+        prepare_static(endpoint.view for endpoint in inner.endpoints.values())
     for inner in inner_apps:
-        inner.lifecycle.start_sync(inner.ensure_sync, threading.Event())
+        inner.lifecycle.start_sync(inner.ensure_sync, threading.Event(), hold)
     return inner_apps
 
 
@@ -80,7 +83,8 @@ def with_mounts(app: App, served: WSGIApplication) -> WSGIApplication:
 
     def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = decode_path(environ.get("PATH_INFO", ""))
-        found = find_foreign(app, path if path[:1] == "/" else "/" + path)
+        method = environ.get("REQUEST_METHOD") or "GET"
+        found = find_foreign(app, path if path[:1] == "/" else "/" + path, method.upper())
         if found is None:
             return served(environ, start_response)
         mount, prefix = found
@@ -100,8 +104,12 @@ def mounted_environ(environ: dict[str, Any], prefix: str) -> dict[str, Any]:
 
     Args:
         environ: The request's environ; it is not changed.
-        prefix: The decoded prefix at the front of the decoded path.
+        prefix: The decoded prefix at the front of the decoded path; for
+            ``""`` (the root mount of the App the server serves), the
+            environ itself is returned, as the server made it.
     """
+    if not prefix:
+        return environ
     child = dict(environ)
     raw_prefix = prefix.encode("utf-8").decode("latin-1")
     path_info: str = environ.get("PATH_INFO", "")

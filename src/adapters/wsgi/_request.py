@@ -25,7 +25,7 @@ from typing_extensions import Self
 from sansio_http.bodies._body import ALREADY_STREAMED, EMPTY_FORM, BodyRequest
 from sansio_http.bodies._formdata import FormData, FormLimits, SpoolFile
 from sansio_http.bodies._forms import FormDecoder
-from sansio_http.messages._request import RAISE_EXCEPTIONS, TransportValue
+from sansio_http.messages._request import RAISE_EXCEPTIONS, TransportValue, _cached
 from sansio_http.messages._request import _normalize_root_path as normalize_root_path
 
 from ._environ import EnvironHeaders, decode_path, query_bytes, server_address
@@ -140,6 +140,13 @@ class WSGIRequest(BodyRequest):
             self._spool_factory = spool
 
     # -- facts that are not I/O ------------------------------------------
+
+    @_cached
+    def content_type(self) -> str | None:
+        """The Content-Type header as sent, or None."""
+        # PERF: PEP 3333's CONTENT_TYPE, read without the headers' mapping.
+        value = self.environ.get("CONTENT_TYPE")
+        return value if value and isinstance(value, str) else None
 
     @property
     def http_version(self) -> str:

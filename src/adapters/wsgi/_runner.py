@@ -67,15 +67,29 @@ class CoroutineRunner:
         owned: _OwnedLoop | None = getattr(self._local, "loop", None)
         if owned is None or owned.loop.is_closed():
             owned = self._local.loop = _OwnedLoop()
-        created = owned.created
-        # run_until_complete wraps the coroutine in a task, which copies the
-        # current context: the App's request variable included.
+        loop, created = owned.loop, owned.created
+        # The task copies the current context: the App's request variable included.
+        # PERF: not run_until_complete, whose done callback stops the loop one
+        # iteration (one more poll of the selector) after the coroutine ends;
+        # the coroutine's own task stops it as it ends.
+        task = loop.create_task(_stopping(loop, coroutine))
         try:
-            return owned.loop.run_until_complete(coroutine)
+            try:
+                loop.run_forever()
+            except BaseException:
+                if task.done() and not task.cancelled():
+                    # Retrieved here, as it propagates: never "never retrieved".
+                    task.exception()
+                raise
+            if not task.done():
+                # Stopped by the coroutine itself: what run_until_complete says.
+                raise RuntimeError("Event loop stopped before Future completed.")
+            return task.result()
         finally:
-            # The coroutine's own task is done; any other may be left pending.
+            # The coroutine's own task is done (unless the coroutine stopped the
+            # loop, which leaves it as run_until_complete did); others may be pending.
             if len(created) > 1:
-                _cancel_leftovers(owned.loop, created)
+                _cancel_leftovers(loop, [other for other in created if other is not task])
             created.clear()
 
     def _helper_loop(self) -> asyncio.AbstractEventLoop:
@@ -99,6 +113,14 @@ class CoroutineRunner:
             self._helper.call_soon_threadsafe(self._helper.stop)
             self._helper_thread.join(5)
             self._helper = self._helper_thread = None
+
+
+async def _stopping(loop: asyncio.AbstractEventLoop, coroutine: Coroutine[Any, Any, T]) -> T:
+    """Await ``coroutine``, then stop ``loop``, which runs it alone."""
+    try:
+        return await coroutine
+    finally:
+        loop.stop()
 
 
 def _serve_forever(loop: asyncio.AbstractEventLoop) -> None:

@@ -9,7 +9,10 @@ A WSGI worker thread may block, so each call is made where it is asked.
 
 from __future__ import annotations
 
+import importlib
+import importlib.resources
 import os
+import pathlib
 import stat
 from collections.abc import Sequence
 from typing import Final
@@ -99,6 +102,47 @@ class OSFileSystem:
             return True
         finally:
             os.close(fd)
+
+    def package_folder(self, package: str) -> str:
+        """Return the folder of an importable package's files.
+
+        The package is imported, and its folder found with
+        :func:`importlib.resources.files`, for ``static(package=...)``.
+
+        Raises:
+            ValueError: No package of that name can be imported, it is a
+                module and not a package, a namespace package (without an
+                ``__init__.py``), or its files are not in a folder on disk
+                (a zip): the message names the fix.
+        """
+        try:
+            module = importlib.import_module(package)
+        except ImportError as exc:
+            raise ValueError(
+                f"no package named {package!r} can be imported ({exc}): install it, or "
+                "check the name given to static(package=...)"
+            ) from exc
+        if not hasattr(module, "__path__"):
+            raise ValueError(
+                f"{package!r} is a module, not a package: static(package=...) serves a folder "
+                "inside a package (a folder with an __init__.py)"
+            )
+        if getattr(module, "__file__", None) is None:
+            raise ValueError(
+                f"{package!r} is a namespace package (a folder without __init__.py), whose "
+                "files may lie in several folders: add an __init__.py to it, or serve its "
+                "folder with static(prefix, folder)"
+            )
+        files = importlib.resources.files(module)
+        if not isinstance(files, pathlib.Path):
+            # SECURITY and PERF: a zip's members would have to be extracted
+            # or read whole; each file of a folder is stat'ed and sent as is.
+            raise ValueError(
+                f"the files of the package {package!r} are not in a folder on disk "
+                f"({type(files).__name__}): install it unzipped (pip installs wheels so), "
+                "or copy its files to a folder and serve that with static(prefix, folder)"
+            )
+        return str(files)
 
 
 #: The one instance the adapter installs: it holds no state.

@@ -13,6 +13,7 @@ from one module each: registration shared with blueprints
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
@@ -23,7 +24,12 @@ from sansio_http.app._context import request_var
 from sansio_http.app._dispatch import _Dispatching
 from sansio_http.app._endpoints import Endpoint, join_rule
 from sansio_http.app._hosts import check_trusted, routed_host
-from sansio_http.app._lifecycle import Lifecycle, hook_arguments
+from sansio_http.app._lifecycle import (
+    Lifecycle,
+    LifespanFactory,
+    check_lifespan,
+    hook_arguments,
+)
 from sansio_http.app._middleware import Middleware
 from sansio_http.app._mounts import (
     Kind,
@@ -36,6 +42,7 @@ from sansio_http.app._mounts import (
 )
 from sansio_http.app._scaffold import Blueprint, _Scaffold, check_call
 from sansio_http.app._urls import _UrlBuilding
+from sansio_http.messages._errors import NotFound
 from sansio_http.messages._request import Request
 from sansio_http.routing import Converter, Router, Rule
 
@@ -55,6 +62,15 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         name: A name for logs.
         config: Settings; the defaults of :class:`AppConfig` otherwise.
         converters: Extra URL converters by name.
+        lifespan: Starlette's lifespan: a function of the App returning a
+            context manager, async (``@contextlib.asynccontextmanager``) or
+            sync (``@contextlib.contextmanager``), entered once per process
+            before the startup hooks and exited after the shutdown hooks.
+            What it yields, a mapping or None, seeds the lifespan state.
+
+    Raises:
+        TypeError: ``lifespan`` is not callable, or is a generator or
+            coroutine function not made a context manager.
 
     Attributes:
         coroutine_runner: Runs a coroutine to completion from sync code; the
@@ -69,15 +85,18 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         *,
         config: AppConfig | None = None,
         converters: Mapping[str, type[Converter]] | None = None,
+        lifespan: LifespanFactory | None = None,
     ) -> None:
+        if lifespan is not None:
+            check_lifespan(lifespan)
         super().__init__(name)
         self.config = config or AppConfig()
         self.router = Router(converters=converters)
         self.endpoints: dict[str, Endpoint] = {}
-        #: The startup and shutdown hooks and the lifespan state they fill,
-        #: shared by every mount of the App so that the hooks run once per
-        #: process (see :mod:`~sansio_http.app._lifecycle`).
-        self.lifecycle = Lifecycle()
+        #: The lifespan, the startup and shutdown hooks and the lifespan state
+        #: they fill, shared by every mount of the App so that they run once
+        #: per process (see :mod:`~sansio_http.app._lifecycle`).
+        self.lifecycle = Lifecycle(None if lifespan is None else functools.partial(lifespan, self))
         self.startup_funcs: list[Callable[..., Any]] = self.lifecycle.startup_funcs
         self.shutdown_funcs: list[Callable[..., Any]] = self.lifecycle.shutdown_funcs
         self.coroutine_runner: CoroutineRunner | None = None
@@ -186,6 +205,12 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         redirected to ``/admin/`` (308). A mount comes before the App's own
         rules; the longest prefix wins.
 
+        ``mount("/", application)`` is the root mount, the fallback: it
+        takes every path that no rule of this App and no other mount takes,
+        after the rules. A path a rule takes stays this App's, whatever the
+        method (405, or 204 to OPTIONS) and when only the path with a
+        trailing slash matches (308). An App has one root mount.
+
         The mounted application sees the prefix in its root path
         (``SCRIPT_NAME``, ASGI ``root_path``, ``request.root_path``) and the
         rest in its path. A mounted App runs inside this App's middleware,
@@ -195,7 +220,8 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
 
         Args:
             prefix: The URL prefix, such as ``/admin``: decoded text, as
-                :attr:`Request.path <sansio_http.Request.path>` is.
+                :attr:`Request.path <sansio_http.Request.path>` is; ``/`` for
+                the root mount.
             application: The App or the WSGI or ASGI application.
             name: The name ``url_for`` reaches a mounted App by
                 (``url_for("admin.index")``); its own name by default. Not
@@ -203,9 +229,10 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
 
         Raises:
             TypeError: ``application`` is a blueprint or not callable.
-            ValueError: The prefix is the root or not a plain path, it or
-                the name is taken, a foreign application is given a name, or
-                the App would be mounted in itself.
+            ValueError: The prefix is not a plain path, it or the name is
+                taken (at the root: something is mounted there already), a
+                foreign application is given a name, or the App would be
+                mounted in itself.
             RuntimeError: The App is served already (``to_wsgi`` and
                 ``to_asgi`` set up mounted applications when they mount it).
         """
@@ -329,7 +356,8 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
         mounts the App; however many times the App is mounted, they run once
         per process. A hook with one parameter receives the lifespan state,
         a :class:`~sansio_http.State` whose values every request's
-        ``request.state`` starts with, under either adapter::
+        ``request.state`` starts with, under either adapter. The App's
+        ``lifespan`` is entered before the startup hooks run::
 
             @app.on_startup
             def connect(state: State) -> None:
@@ -407,5 +435,13 @@ class App(_Scaffold, _Dispatching, _UrlBuilding):
                 return inner._websocket_view(request)
         router = self.router
         host = routed_host(request, self.config.trusted_hosts) if router.has_hosts else None
-        rule, values = router.match(request.path, "GET", websocket=True, host=host)
+        try:
+            rule, values = router.match(request.path, "GET", websocket=True, host=host)
+        except NotFound:
+            fallback = self._mounts.fallback
+            if fallback is None or fallback.kind != "app":
+                raise
+            root: App = fallback.application
+            reroot(request, "", request.path, root)
+            return root._websocket_view(request)
         return self._async(self.endpoints[rule.endpoint].view), values

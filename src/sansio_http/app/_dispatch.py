@@ -34,11 +34,11 @@ from sansio_http.app._handling import Call, _ErrorHandling, log
 from sansio_http.app._hosts import routed_host
 from sansio_http.app._mounts import Mounts, route
 from sansio_http.app._scaffold import _Scaffold
-from sansio_http.messages._errors import MethodNotAllowed
+from sansio_http.messages._errors import NotFound
 from sansio_http.messages._files import FileBody
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
-from sansio_http.routing import Router
+from sansio_http.routing import Router, RoutingAnswer
 
 __all__: list[str] = []
 
@@ -482,8 +482,9 @@ class _Dispatching(_ErrorHandling, _Bridges):
             found = self._static.get((path, method))
             if found is not None:
                 return found
-        # A mount comes before the rules. PERF: after the static answers,
-        # which never hold a mounted path (mount() clears them).
+        # A prefix mount comes before the rules, the root mount after them.
+        # PERF: after the static answers, which never hold a mounted path
+        # (mount() clears them).
         if self._mounts:
             mounted = self._mounts.find(path)
             if mounted is not None:
@@ -496,11 +497,17 @@ class _Dispatching(_ErrorHandling, _Bridges):
                 rule, values = router.match(path, method, websocket=websocket, host=host)
             else:
                 rule, values = router.match(path, method, websocket=websocket)
-        except MethodNotAllowed as exc:
-            if method != "OPTIONS":
+        except RoutingAnswer as answer:
+            # The 308 to the slashed path and the 204 to OPTIONS (RFC 9110
+            # §9.3.7) are answers, not errors: no error handler sees them.
+            return answer.to_response(request)
+        except NotFound:
+            # The root mount takes what no rule takes (PERF: only here, so a
+            # routed request pays nothing for it).
+            fallback = self._mounts.fallback
+            if fallback is None:
                 raise
-            # RFC 9110 §9.3.7: answer OPTIONS with what the resource allows.
-            return Response(b"", status=204, headers={"Allow": ", ".join(exc.allowed)})
+            return route(fallback, path)
         found = self.endpoints[rule.endpoint], values
         if (
             not (websocket or rule.converters or router.has_hosts)

@@ -18,9 +18,10 @@ from sansio_http.app._debug import is_local, traceback_page
 from sansio_http.app._responses import _ResponseMaking
 from sansio_http.app._scaffold import ErrorKey, _Scaffold
 from sansio_http.messages._abort import _ResponseAnswer
-from sansio_http.messages._errors import HTTPError, InternalServerError
+from sansio_http.messages._errors import HTTPError, HTTPException, InternalServerError
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
+from sansio_http.routing import RoutingAnswer
 
 __all__ = ["Call"]
 
@@ -40,6 +41,9 @@ class _ErrorHandling(_ResponseMaking):
         self, exc: BaseException, scopes: tuple[_Scaffold, ...]
     ) -> Callable[..., Any] | None:
         keys: list[ErrorKey] = []
+        if isinstance(exc, RoutingAnswer):
+            # A redirect or an OPTIONS answer is not an error, as in Flask.
+            return None
         if isinstance(exc, HTTPError):
             if isinstance(exc, _ResponseAnswer):
                 # abort(response): the view already chose the answer, as in Flask.
@@ -97,7 +101,7 @@ class _ErrorHandling(_ResponseMaking):
         answer = yield from self._call_handler(request, exc, scopes)
         if isinstance(answer, Response):
             return answer, None
-        if isinstance(answer, HTTPError):
+        if isinstance(answer, HTTPException):
             return answer.to_response(request), None
         unhandled = answer
         if propagate or (propagate is None and request.propagate_exceptions):

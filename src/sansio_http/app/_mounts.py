@@ -8,6 +8,12 @@ only: ``/admin`` takes ``/admin/`` and everything below it, never
 ``/administrator``; the longest prefix wins, and a mount comes before the
 App's own rules.
 
+The root mount, ``mount("/", application)``, is the one exception: its
+prefix is ``""`` and it comes after the rules, as the fallback for every
+path that no rule of the App and no other mount takes (:meth:`Mounts.fallback`).
+A path some rule takes, whatever its method and even only with a trailing
+slash, stays the App's: its 405, its OPTIONS answer and its 308.
+
 A mounted App is dispatched here, from the outer App's routing step, so
 that the outer App's middleware runs around it: :func:`mount_endpoint` makes
 the endpoint that moves the prefix from the request's ``path`` to its
@@ -24,8 +30,10 @@ from collections.abc import Callable
 from typing import Any, Final, Literal, Protocol
 
 from sansio_http.app._endpoints import Endpoint
+from sansio_http.messages._errors import HTTPException
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
+from sansio_http.routing import Router
 from sansio_http.routing._answers import RequestRedirect
 
 __all__ = [
@@ -42,6 +50,8 @@ __all__ = [
     "reroot",
     "root_of",
     "route",
+    "routes",
+    "shown",
 ]
 
 #: What is mounted: another App, a PEP 3333 application or an ASGI 3 one.
@@ -63,6 +73,7 @@ class Mountable(Protocol):
     """What a mounted App offers to the App it is mounted on."""
 
     _mounts: Mounts
+    router: Router
 
     def dispatch_sync(self, request: Request) -> Response:
         """Answer a request from sync code."""
@@ -75,7 +86,8 @@ class Mount:
     """One application under a prefix.
 
     Attributes:
-        prefix: The URL prefix, decoded, starting and not ending with ``/``.
+        prefix: The URL prefix, decoded, starting and not ending with ``/``;
+            ``""`` for the root mount.
         application: What is mounted.
         kind: ``"app"``, ``"wsgi"`` or ``"asgi"``.
         name: The name ``url_for`` reaches a mounted App by, or None.
@@ -95,21 +107,23 @@ class Mount:
 def check_prefix(prefix: object) -> str:
     """Return a mount prefix without its trailing slash, or refuse it.
 
+    Returns:
+        The prefix, or ``""`` for ``"/"``, the root mount.
+
     Raises:
         TypeError: ``prefix`` is not text.
-        ValueError: It is the root, does not start with ``/``, or holds an
-            empty, ``.`` or ``..`` segment, a placeholder, ``?`` or ``#``.
+        ValueError: It does not start with ``/``, or holds an empty, ``.``
+            or ``..`` segment, a placeholder, ``?`` or ``#``.
     """
     if not isinstance(prefix, str):
         raise TypeError(f"mount() takes the URL prefix first, such as '/admin', not {prefix!r}")
+    if prefix == "/":
+        return ""
     if not prefix.startswith("/"):
         raise ValueError(f"a mount prefix starts with '/': write '/{prefix}'")
     stripped = prefix.rstrip("/")
     if not stripped:
-        raise ValueError(
-            "mount() takes a prefix below the root, such as '/admin'; serve an "
-            "application meant for the whole site directly"
-        )
+        raise ValueError(f"the root mount is written '/', not {prefix!r}")
     segments = stripped[1:].split("/")
     if any(segment in ("", ".", "..") for segment in segments) or any(
         mark in stripped for mark in "<>?#"
@@ -141,26 +155,46 @@ def application_kind(application: object) -> Literal["wsgi", "asgi"]:
     )
 
 
-class Mounts(list[Mount]):
-    """The mounts of one App, longest prefix first.
+def shown(prefix: str) -> str:
+    """Return a mount prefix as messages show it: ``'/'`` for the root mount."""
+    return prefix or "/"
 
-    PERF: a list, so that dispatch tests an App without mounts for them at
-    the cost of a list's truth test.
+
+class Mounts(list[Mount]):
+    """The mounts of one App under a prefix, longest prefix first, and its root mount.
+
+    PERF: a list of the prefix mounts alone, so that dispatch tests an App
+    without them at the cost of a list's truth test; the root mount is
+    :attr:`fallback`, which dispatch reads only for a path no rule takes.
     """
 
-    __slots__ = ("names",)
+    __slots__ = ("fallback", "names")
 
     def __init__(self) -> None:
         super().__init__()
         #: The mounts ``url_for`` can build into, by name.
         self.names: dict[str, Mount] = {}
+        #: The root mount, which takes the paths no rule and no prefix takes.
+        self.fallback: Mount | None = None
+
+    def every(self) -> list[Mount]:
+        """Return every mount: the prefix mounts, then the root mount."""
+        return [*self, self.fallback] if self.fallback is not None else list(self)
 
     def add(self, mount: Mount) -> None:
         """Add a mount.
 
         Raises:
-            ValueError: Its prefix or its name is taken.
+            ValueError: Its prefix or its name is taken; for the root mount,
+                another application is mounted at the root already.
         """
+        if not mount.prefix and self.fallback is not None:
+            raise ValueError(
+                f"{self.fallback.application!r} is mounted at '/' already: an App has one "
+                "root mount, the fallback for the paths it does not route; mount the "
+                "other application under a prefix, or mount an App at '/' that "
+                "mounts both"
+            )
         for other in self:
             if other.prefix == mount.prefix:
                 raise ValueError(f"{mount.prefix!r} is already mounted ({other.application!r})")
@@ -172,11 +206,17 @@ class Mounts(list[Mount]):
                     "pass mount(..., name='another')"
                 )
             self.names[mount.name] = mount
+        if not mount.prefix:
+            self.fallback = mount
+            return
         self.append(mount)
         self.sort(key=lambda each: len(each.prefix), reverse=True)
 
     def find(self, path: str) -> tuple[Mount, str] | None:
-        """Return the mount that takes ``path`` and the path below its prefix.
+        """Return the prefix mount that takes ``path`` and the path below its prefix.
+
+        The root mount is not among them: it takes a path only after the
+        App's rules (see :func:`routes`).
 
         Args:
             path: A request's ``path``: decoded, starting with ``/``.
@@ -206,7 +246,7 @@ def mounted_apps(app: Mountable) -> list[Any]:
     found: list[Any] = []
 
     def visit(outer: Mountable) -> None:
-        for mount in outer._mounts:
+        for mount in outer._mounts.every():
             inner = mount.application
             if mount.kind == "app" and all(inner is not each for each in found):
                 visit(inner)
@@ -221,7 +261,7 @@ def foreign_mounts(app: Mountable) -> list[tuple[str, Mount]]:
     found: list[tuple[str, Mount]] = []
 
     def visit(outer: Mountable, above: str) -> None:
-        for mount in outer._mounts:
+        for mount in outer._mounts.every():
             if mount.kind == "app":
                 visit(mount.application, above + mount.prefix)
             else:
@@ -231,37 +271,60 @@ def foreign_mounts(app: Mountable) -> list[tuple[str, Mount]]:
     return found
 
 
-def find_foreign(app: Mountable, path: str) -> tuple[Mount, str] | None:
+def find_foreign(
+    app: Mountable, path: str, method: str, websocket: bool = False
+) -> tuple[Mount, str] | None:
     """Return the foreign application that takes ``path``, and its full prefix.
 
     The walk goes down through mounted Apps, as their dispatch would. The
     prefix itself, without the slash, is left to the App, which answers it
-    with a redirect (see :func:`route`).
+    with a redirect (see :func:`route`). A root mount takes the path when
+    no prefix mount and no rule of its App does (see :func:`routes`).
 
     Args:
         app: The outermost App.
         path: The request's path below the App's root path.
+        method: The request's method, upper-case.
+        websocket: Whether the request is a websocket handshake.
 
     Returns:
         The mount and the prefixes consumed on the way (``/api/legacy`` for
-        a WSGI application at ``/legacy`` in an App at ``/api``), or None
-        when the App itself answers.
+        a WSGI application at ``/legacy`` in an App at ``/api``; the
+        prefixes above it for a root mount), or None when an App answers.
     """
     consumed = ""
-    mounts = app._mounts
-    while mounts:
-        found = mounts.find(path)
-        if found is None:
+    while True:
+        mounts = app._mounts
+        found = mounts.find(path) if mounts else None
+        if found is not None:
+            mount, rest = found
+            if not rest:
+                return None
+            consumed += mount.prefix
+            if mount.kind != "app":
+                return mount, consumed
+            path = rest
+            app = mount.application
+            continue
+        fallback = mounts.fallback
+        if fallback is None or routes(app, path, method, websocket):
             return None
-        mount, rest = found
-        if not rest:
-            return None
-        consumed += mount.prefix
-        if mount.kind != "app":
-            return mount, consumed
-        path = rest
-        mounts = mount.application._mounts
-    return None
+        if fallback.kind != "app":
+            return fallback, consumed
+        app = fallback.application
+
+
+def routes(app: Mountable, path: str, method: str, websocket: bool = False) -> bool:
+    """Tell whether a rule of ``app`` takes ``path``, so that its root mount does not.
+
+    A rule takes the path whatever the method: the App answers a method
+    its rules do not take (405, or 204 to OPTIONS), and a path its rules
+    take only with a trailing slash (308), as it would without a root mount.
+    """
+    try:
+        return app.router.find(path, method, websocket=websocket) is not None
+    except HTTPException:
+        return True
 
 
 def route(mount: Mount, rest: str) -> tuple[Endpoint, dict[str, Any]]:
@@ -279,7 +342,7 @@ def route(mount: Mount, rest: str) -> tuple[Endpoint, dict[str, Any]]:
         raise RequestRedirect(mount.prefix + "/")
     if mount.endpoint is None:
         raise RuntimeError(
-            f"the {mount.kind.upper()} application mounted at {mount.prefix!r} is called "
+            f"the {mount.kind.upper()} application mounted at {shown(mount.prefix)!r} is called "
             "by the adapter: serve the App with sansio_http.wsgi.to_wsgi or "
             "sansio_http.asgi.to_asgi rather than calling dispatch_sync/dispatch_async"
         )
@@ -375,5 +438,5 @@ def mount_endpoint(prefix: str, application: Any) -> Endpoint:
         finally:
             restore()
 
-    view.__qualname__ = async_view.__qualname__ = f"mount({prefix!r})"
+    view.__qualname__ = async_view.__qualname__ = f"mount({shown(prefix)!r})"
     return Endpoint(view, (), view, async_view)

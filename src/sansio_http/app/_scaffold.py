@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from sansio_http.app._static import StaticView
 from sansio_http.messages._static import CacheControl, FileSystem, StaticDirectory
+from sansio_http.routing._answers import RoutingAnswer
 from sansio_http.routing._hosts import host_labels
 from sansio_http.routing._rules import Rule, rule_methods
 
@@ -151,6 +152,12 @@ def _check_error_key(key: object) -> None:
         raise TypeError(
             f"errorhandler takes the class {type(key).__name__}, not an instance: "
             f"write @app.errorhandler({type(key).__name__})"
+        )
+    if isinstance(key, type) and issubclass(key, RoutingAnswer):
+        raise TypeError(
+            f"{key.__name__} is a routing answer, not an error: no error handler "
+            "receives it. To change redirects or OPTIONS answers, use an "
+            "after_request hook, or set app.router.redirect_slashes = False"
         )
     if isinstance(key, type) and issubclass(key, BaseException):
         return
@@ -390,6 +397,9 @@ class _Scaffold:
         dotfiles: bool = False,
         follow_symlinks: bool = False,
         precompressed: bool = True,
+        html: bool = False,
+        not_found: str | None = None,
+        package: str | None = None,
         file_system: FileSystem | None = None,
     ) -> None:
         """Serve the files of ``directory`` under the URL prefix ``prefix``.
@@ -400,7 +410,15 @@ class _Scaffold:
         HEAD, precompressed ``.br`` and ``.gz`` siblings, and a 404 for every
         path that is not a regular file inside the folder (``..``, encoded
         slashes, dotfiles, symlinks leading out...). Build its URLs with
-        ``url_for("static", path="css/site.css")``. See :doc:`/static-and-mounting`.
+        ``url_for("static", path="css/site.css")``.
+
+        A static site: with ``html=True``, ``GET <prefix>/`` and
+        ``GET <prefix>/docs/`` serve the folders' ``index.html``, and
+        ``<prefix>`` and ``<prefix>/docs`` redirect (308) to the URL with a
+        slash; ``not_found="404.html"`` answers a 404 with that page. With
+        ``package="myext"``, ``directory`` is a folder inside that package
+        (``app.static("/admin/static", "static", package="myext")``). See
+        :doc:`/static-and-mounting`.
 
         Args:
             prefix: The URL prefix, such as ``/static``; below a blueprint's
@@ -415,14 +433,27 @@ class _Scaffold:
             follow_symlinks: Whether a symlink may lead outside the folder.
             precompressed: Whether to send ``.br`` and ``.gz`` siblings to
                 clients that accept them.
+            html: Whether a folder's URL (with a slash) serves its
+                ``index.html``, and one without a slash redirects there.
+            not_found: The page below the folder, such as ``"404.html"``,
+                that a 404 of the route carries.
+            package: The dotted name of an importable package whose folder
+                ``directory`` is inside. The adapter's file system finds it:
+                here if the file system is known (``file_system``, or the
+                App is served already), else when ``to_wsgi`` or ``to_asgi``
+                serves the App.
             file_system: What stats the files; by default the one the adapter
                 installs on the App (:attr:`file_system`).
 
         Raises:
-            TypeError: ``prefix`` or ``directory`` is not text, or
-                ``cache_control`` is neither a string, a callable nor None.
-            ValueError: ``prefix`` does not start with ``/``, or ``directory``
-                is empty.
+            TypeError: ``prefix`` or ``directory`` is not text,
+                ``cache_control`` is neither a string, a callable nor None,
+                or ``not_found`` or ``package`` is not text.
+            ValueError: ``prefix`` does not start with ``/``, ``directory``
+                is empty (or, with ``package``, not a relative path inside
+                it), ``not_found`` is not a page the route would serve, or
+                the package cannot be served (not found, or not a folder on
+                disk, such as a zipped one).
         """
         if not isinstance(prefix, str):
             raise TypeError(
@@ -436,12 +467,21 @@ class _Scaffold:
             dotfiles=dotfiles,
             follow_symlinks=follow_symlinks,
             precompressed=precompressed,
+            html=html,
+            not_found=not_found,
+            package=package,
         )
         found = self._find_file_system if file_system is None else lambda: file_system
         view = StaticView(rules, found, endpoint)
-        self.add_route(
-            prefix.rstrip("/") + "/<path:path>", view, methods=["GET"], endpoint=endpoint
-        )
+        view.prepare()
+        base = prefix.rstrip("/")
+        if html:
+            # The folder itself: url_for(endpoint, path="") builds it, and the
+            # router redirects the prefix without its slash here (308).
+            self.add_route(
+                base + "/", view, methods=["GET"], endpoint=endpoint, defaults={"path": ""}
+            )
+        self.add_route(base + "/<path:path>", view, methods=["GET"], endpoint=endpoint)
 
     def _find_file_system(self) -> FileSystem | None:
         """Return this one's file system, else the first one above it."""

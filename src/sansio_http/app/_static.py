@@ -6,18 +6,21 @@ for ``<prefix>/<path:path>``. The rules are the core's
 they read through is looked up at each request, because the adapters
 install it on the App when they mount it (``to_wsgi``, ``to_asgi``), which
 may come after the route was written, on a blueprint that does not know its
-App yet.
+App yet. A package's folder is found when the file system is known (see
+:func:`prepare_static`), so that a package that cannot be served is
+refused before the first request.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
 from sansio_http.messages._static import FileSystem, StaticDirectory
 
-__all__ = ["StaticView"]
+__all__ = ["StaticView", "prepare_static"]
 
 
 class StaticView:
@@ -63,5 +66,30 @@ class StaticView:
             )
         return self.rules.respond(request, path, fs)
 
+    def prepare(self) -> None:
+        """Find the folder of the package served, if the file system is known yet.
+
+        Raises:
+            TypeError: The file system cannot find a package's folder.
+            ValueError: The package cannot be served (see
+                :meth:`~sansio_http.messages._static.StaticDirectory.folder_in`).
+        """
+        if self.rules.package is not None:
+            fs = self._file_system()
+            if fs is not None:
+                self.rules.folder_in(fs)
+
     def __repr__(self) -> str:
         return f"<StaticView {self.rules.directory!r}>"
+
+
+def prepare_static(views: Iterable[Any]) -> None:
+    """Find the package folders of the static views among ``views``.
+
+    The adapters call it with an App's views once they have installed its
+    file system, so that ``to_wsgi`` and ``to_asgi`` refuse a package whose
+    files cannot be served, naming the fix, before any request comes.
+    """
+    for view in views:
+        if isinstance(view, StaticView):
+            view.prepare()

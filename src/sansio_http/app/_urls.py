@@ -9,7 +9,7 @@ from sansio_http.app._context import request_var
 from sansio_http.app._endpoints import WEBSOCKET_SCHEMES
 from sansio_http.app._hosts import routed_host
 from sansio_http.app._mounts import Mounts, root_of
-from sansio_http.messages._errors import HTTPError, UntrustedHost
+from sansio_http.messages._errors import HTTPException, UntrustedHost
 from sansio_http.messages._request import Request
 from sansio_http.routing import Router
 
@@ -170,6 +170,6 @@ class _UrlBuilding:
                 websocket=request.scheme in WEBSOCKET_SCHEMES,
                 host=host,
             )
-        except HTTPError:
+        except HTTPException:
             return ""
         return "" if found is None else found[0].endpoint

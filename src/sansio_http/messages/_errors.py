@@ -34,6 +34,7 @@ __all__ = [
     "GatewayTimeout",
     "Gone",
     "HTTPError",
+    "HTTPException",
     "HTTPVersionNotSupported",
     "ImATeapot",
     "InternalServerError",
@@ -74,12 +75,59 @@ _OFFERS: Final = ["text/html", "application/json"]
 _JSON: Final = "application/json"
 
 
-class HTTPError(Exception):
+class HTTPException(Exception):
+    """An HTTP answer raised as an exception: the base of errors and routing answers.
+
+    Two families derive from it. :class:`HTTPError` (status 400 to 599) is
+    what went wrong: error handlers and error renderers see it. The router's
+    answers that are not errors, the 308 to the URL with a trailing slash
+    and the 204 to ``OPTIONS`` (:class:`~sansio_http.routing.RoutingAnswer`),
+    are answered with their own response and reach no error handler. Catch
+    ``HTTPException`` for both, ``HTTPError`` for errors alone.
+
+    Subclasses set :attr:`status` and implement :meth:`to_response`.
+    """
+
+    status: ClassVar[int] = 500
+
+    # PERF: no instance dict unless headers are given (see HTTPError).
+    _headers: dict[str, str] | None = None
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """Extra header fields of the answer, such as ``Allow`` or ``Location``."""
+        headers = self._headers
+        if headers is None:
+            headers = self._headers = {}
+        return headers
+
+    @headers.setter
+    def headers(self, headers: dict[str, str]) -> None:
+        self._headers = headers
+
+    @property
+    def reason(self) -> str:
+        """The reason phrase of :attr:`status`, such as ``"Not Found"``."""
+        return reason_phrase(self.status)
+
+    def to_response(self, request: _Negotiating | None = None) -> Response:
+        """Build the response this exception stands for.
+
+        Args:
+            request: The request being answered, if known.
+
+        Returns:
+            A new response.
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement to_response")
+
+
+class HTTPError(HTTPException):
     """An error response raised as an exception: a status, detail and headers.
 
-    Subclasses set :attr:`status` and :attr:`description`; instances carry a
-    ``detail`` for the client (the description by default) and extra response
-    headers.
+    Subclasses set :attr:`status` (400 to 599) and :attr:`description`;
+    instances carry a ``detail`` for the client (the description by default)
+    and extra response headers.
 
     Args:
         detail: Text for the client, shown HTML-escaped or as a JSON string;
@@ -95,7 +143,6 @@ class HTTPError(Exception):
     # (their class defaults stand in), and no call to Exception.__init__
     # through super(), which costs more than the rest of this constructor.
     _detail: str | None = None
-    _headers: dict[str, str] | None = None
 
     def __init__(self, detail: str | None = None, *, headers: Mapping[str, str] | None = None):
         self.args = (detail,)
@@ -113,23 +160,6 @@ class HTTPError(Exception):
     @detail.setter
     def detail(self, detail: str) -> None:
         self._detail = detail
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """Extra header fields of the error response, such as ``Allow``."""
-        headers = self._headers
-        if headers is None:
-            headers = self._headers = {}
-        return headers
-
-    @headers.setter
-    def headers(self, headers: dict[str, str]) -> None:
-        self._headers = headers
-
-    @property
-    def reason(self) -> str:
-        """The reason phrase of :attr:`status`, such as ``"Not Found"``."""
-        return reason_phrase(self.status)
 
     def __str__(self) -> str:
         return f"{self.status} {self.reason}: {self.detail}"

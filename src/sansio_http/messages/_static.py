@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Final, NamedTuple, Protocol, TypeAlias
+from typing import Final, NamedTuple, TypeAlias
 
 from sansio_http.http import parse_etags, unquote_etag
 from sansio_http.http._headers import Headers, MutableHeaders
+from sansio_http.http._urls import path_location
 from sansio_http.messages._conditional import NOT_MODIFIED_HEADERS
 from sansio_http.messages._errors import MethodNotAllowed, NotFound
 from sansio_http.messages._file_response import file_response
+from sansio_http.messages._file_system import FileInfo, FileSystem
 from sansio_http.messages._files import FileBody, guess_content_type, safe_join, text_path
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response, make_conditional
@@ -34,49 +36,6 @@ __all__ = [
 ]
 
 
-class FileInfo(NamedTuple):
-    """What a :class:`FileSystem` reports of one path (``os.stat``'s facts).
-
-    ``size`` is in bytes (``st_size``), ``mtime`` in seconds since the epoch
-    (``st_mtime``), and ``is_file`` says whether it is a regular file: not
-    a directory, a FIFO or a device, which a static route never serves.
-    """
-
-    size: int
-    mtime: float
-    is_file: bool
-
-
-class FileSystem(Protocol):
-    """The file-system access that static files need, supplied by an adapter.
-
-    ``to_wsgi`` and ``to_asgi`` install an ``os``-based one on the App
-    (``App.file_system``); pass your own to :func:`static_response`, or to
-    ``App.static(file_system=...)``, to serve from elsewhere or in tests.
-    """
-
-    def file_info(self, path: str) -> FileInfo | None:
-        """Return the facts of ``path``, following symlinks, or None if absent.
-
-        Any ``OSError`` (no such file, permission denied, a name too long,
-        a symlink loop) reads as "absent": the client gets a 404.
-        """
-
-    def is_symlink(self, path: str) -> bool:
-        """Return whether ``path`` itself is a symlink (``os.path.islink``)."""
-
-    def realpath(self, path: str) -> str:
-        """Return ``path`` with every symlink resolved (``os.path.realpath``)."""
-
-    # NOTE: a file system may also offer ``symlink_below(folder, names) ->
-    # bool``: whether any of ``names``, each below the one before it from
-    # ``folder`` down, is a symlink (True also when that cannot be told). The
-    # core then asks it once instead of ``is_symlink`` once per folder on an
-    # ever longer path, which costs O(k²) for a file k folders deep. It is
-    # optional (see StaticDirectory._inside), so that file systems written
-    # before it still type-check; the adapters' OSFileSystem has it.
-
-
 #: ``Cache-Control`` of a static file: one value for all, or a function of
 #: the file's path below the folder that returns the value (None: the default).
 CacheControl: TypeAlias = "str | Callable[[str], str | None] | None"
@@ -84,6 +43,10 @@ CacheControl: TypeAlias = "str | Callable[[str], str | None] | None"
 # The precompressed siblings looked for, best first when the client rates
 # them equally: Brotli is smaller than gzip for the same text (RFC 7932).
 _CODINGS: Final = (("br", ".br"), ("gzip", ".gz"))
+
+# The page that answers for a folder whose URL ends with "/", as in every
+# web server (Apache's DirectoryIndex, nginx's index, Starlette's html=True).
+_INDEX: Final = "index.html"
 
 # PERF: the raw path is searched for an encoded "/" or "\" only when it holds a "%".
 _ENCODED_SEPARATORS: Final = (b"%2f", b"%5c")
@@ -137,25 +100,36 @@ class StaticDirectory:
     what is served and what is refused.
 
     Args:
-        directory: The folder, trusted.
+        directory: The folder, trusted; with ``package``, a relative path
+            inside the package's folder, such as ``"static"``.
         cache_control: See :func:`static_response`.
         dotfiles: See :func:`static_response`.
         follow_symlinks: See :func:`static_response`.
         precompressed: See :func:`static_response`.
+        html: See :func:`static_response`.
+        not_found: See :func:`static_response`.
+        package: See :func:`static_response`.
 
     Raises:
-        TypeError: ``directory`` is not text, or ``cache_control`` is neither
-            a string, a callable nor None.
-        ValueError: ``directory`` is empty.
+        TypeError: ``directory`` is not text, ``cache_control`` is neither
+            a string, a callable nor None, or ``not_found`` or ``package``
+            is neither text nor None.
+        ValueError: ``directory`` is empty, or with ``package`` not a plain
+            relative path; ``not_found`` is not a plain path below the
+            folder; ``package`` is not a dotted name.
     """
 
     __slots__ = (
+        "_folder",
         "_headers",
         "_resolved",
         "cache_control",
         "directory",
         "dotfiles",
         "follow_symlinks",
+        "html",
+        "not_found",
+        "package",
         "precompressed",
     )
 
@@ -167,6 +141,9 @@ class StaticDirectory:
         dotfiles: bool = False,
         follow_symlinks: bool = False,
         precompressed: bool = True,
+        html: bool = False,
+        not_found: str | None = None,
+        package: str | None = None,
     ) -> None:
         folder = text_path(directory)
         if not folder:
@@ -177,39 +154,167 @@ class StaticDirectory:
                     "cache_control is a header value or a function of the file's path, "
                     f"not {cache_control!r}"
                 )
+        if package is not None:
+            _check_package(package, folder)
+        if not_found is not None:
+            _check_page(not_found, dotfiles)
         self.directory = folder
         self.cache_control = cache_control
         self.dotfiles = dotfiles
         self.follow_symlinks = follow_symlinks
         self.precompressed = precompressed
+        self.html = html
+        self.not_found = not_found
+        self.package = package
         # The file system last asked and the folder's real path in it: the
         # folder is resolved once, not on every request.
         self._resolved: tuple[FileSystem, str] | None = None
+        # With a package: the file system last asked and the folder in it.
+        self._folder: tuple[FileSystem, str] | None = None
         self._headers: dict[_HeadersKey, _Fields] = {}
+
+    def folder_in(self, fs: FileSystem) -> str:
+        """Return the folder served: ``directory``, or its path in the package's folder.
+
+        A package's folder is asked of ``fs`` (its ``package_folder``) once
+        per file system; the App asks when it knows the file system, so
+        that a package that cannot be served is refused before a request.
+
+        Raises:
+            TypeError: ``fs`` has no ``package_folder`` method.
+            ValueError: ``fs`` cannot give the package's folder (the package
+                is missing, not a package, or not in a folder on disk).
+        """
+        if self.package is None:
+            return self.directory
+        found = self._folder
+        if found is not None and found[0] is fs:
+            return found[1]
+        package_folder = getattr(fs, "package_folder", None)
+        if package_folder is None:
+            raise TypeError(
+                f"the file system {fs!r} cannot find the folder of the package "
+                f"{self.package!r}: give it a package_folder(package) method, as the "
+                "adapters' OSFileSystem has, or serve a directory instead of a package"
+            )
+        # Checked in __init__: a relative path of plain segments, joined below.
+        joined = safe_join(text_path(package_folder(self.package)), self.directory)
+        if joined is None:  # pragma: no cover - refused by _check_package
+            raise ValueError(f"{self.directory!r} is not a path inside a package")
+        # NOTE: one tuple, assigned at once, so threads never see half of it.
+        self._folder = (fs, joined)
+        return joined
 
     def respond(self, request: Request, path: str, fs: FileSystem) -> Response:
         """Answer ``request`` with the file at ``path`` below the folder.
 
         Args:
-            request: The request; its method, headers and raw path are read.
+            request: The request; its method, path, root path, query string,
+                headers and raw path are read.
             path: The rest of the URL path below the route's prefix, already
                 percent-decoded, without a leading slash.
             fs: What stats the files and resolves their links.
 
         Returns:
             A 200 with a :class:`~sansio_http.FileBody`, or the 304, 206, 412
-            or 416 of :func:`~sansio_http.make_conditional`.
+            or 416 of :func:`~sansio_http.make_conditional`; with ``html``,
+            a 308 from a folder to its URL with a slash; with ``not_found``,
+            a 404 whose body is that page.
 
         Raises:
             NotFound: No file may be served for ``path``.
             MethodNotAllowed: The method is neither GET nor HEAD.
+            TypeError: See :meth:`folder_in`.
+            ValueError: See :meth:`folder_in`.
         """
         method = request.method
         if method != "GET" and method != "HEAD":
             raise MethodNotAllowed(allowed=("GET", "HEAD"))
-        full, depth = self._candidate(request, path)
+        folder = self.directory if self.package is None else self.folder_in(fs)
+        if self.html or self.not_found is not None:
+            return self._respond_site(request, path, fs, folder)
+        return self._respond_file(request, path, fs, folder)
+
+    def _respond_site(self, request: Request, path: str, fs: FileSystem, folder: str) -> Response:
+        """Answer as :meth:`_respond_file`, with index pages, folder redirects and the 404 page."""
+        try:
+            if not self.html:
+                return self._respond_file(request, path, fs, folder)
+            if not path or path[-1] == "/":
+                # A folder's URL ends with a slash: its index page answers,
+                # through every rule a file goes through ("a//" included).
+                return self._respond_file(request, path + _INDEX, fs, folder)
+            try:
+                return self._respond_file(request, path, fs, folder)
+            except NotFound:
+                redirect = self._folder_redirect(request, path, fs, folder)
+                if redirect is None:
+                    raise
+                return redirect
+        except NotFound:
+            page = None if self.not_found is None else self._not_found_page(fs, folder)
+            if page is None:
+                raise
+            return page
+
+    def _folder_redirect(
+        self, request: Request, path: str, fs: FileSystem, folder: str
+    ) -> Response | None:
+        """Return the 308 from a folder that has an index page to its URL with a slash.
+
+        None when ``path`` is not such a folder: what would be served there
+        must pass the rules, so a redirect never leads to a refused path.
+        """
+        target = request.path
+        if target[-1:] == "/":
+            return None
+        try:
+            full, depth = self._candidate(request, f"{path}/{_INDEX}", folder)
+        except NotFound:
+            return None
         info = fs.file_info(full)
-        if info is None or not info.is_file or not self._inside(full, depth, fs):
+        if info is None or not info.is_file or not self._inside(full, depth, fs, folder):
+            return None
+        # SECURITY: the Location is the request's own path, root path in
+        # front, percent-encoded to RFC 3986 pchar and never starting with
+        # "//" (path_location, as RequestRedirect builds it): same origin,
+        # whatever the client wrote. 308 as the router's and the mounts'
+        # trailing-slash redirects; only GET and HEAD get here, so 301 would
+        # do the same. no-cache: a browser keeps a permanent redirect for
+        # good unless told to ask again, and the folder may become a file.
+        location = path_location(target + "/", request.root_path, request.query_string)
+        return Response(b"", 308, {"Location": location, "Cache-Control": "no-cache"})
+
+    def _not_found_page(self, fs: FileSystem, folder: str) -> Response | None:
+        """Return the 404 whose body is the ``not_found`` page, or None if it is not there."""
+        page = self.not_found
+        if page is None:  # pragma: no cover - the caller checks
+            return None
+        full = safe_join(folder, page)
+        if full is None:  # pragma: no cover - refused by _check_page
+            return None
+        info = fs.file_info(full)
+        if (
+            info is None
+            or not info.is_file
+            or not self._inside(full, page.count("/") + 1, fs, folder)
+        ):
+            return None
+        # NOTE: an error page, not a representation of the URL asked for:
+        # no validators and no ranges (RFC 9110 §14.2 and §13.1 apply to
+        # 200s), and no-cache so that the file, once added, is found.
+        fields = {
+            "Content-Type": guess_content_type(page),
+            "Content-Length": str(info.size),
+            "Cache-Control": "no-cache",
+        }
+        return Response(FileBody(full, length=info.size), 404, fields)
+
+    def _respond_file(self, request: Request, path: str, fs: FileSystem, folder: str) -> Response:
+        """Answer with the file at ``path`` below ``folder``, or raise NotFound."""
+        full, depth = self._candidate(request, path, folder)
+        info = fs.file_info(full)
+        if info is None or not info.is_file or not self._inside(full, depth, fs, folder):
             raise NotFound()
         chosen, chosen_info, coding = full, info, None
         if self.precompressed:
@@ -222,7 +327,7 @@ class StaticDirectory:
                     found is not None
                     and found.is_file
                     and found.mtime >= info.mtime
-                    and self._inside(sibling, depth, fs)
+                    and self._inside(sibling, depth, fs, folder)
                 ):
                     chosen, chosen_info, coding = sibling, found, coding_name
                     break
@@ -285,8 +390,8 @@ class StaticDirectory:
         )
         return response
 
-    def _candidate(self, request: Request, path: str) -> tuple[str, int]:
-        """Return the file ``path`` names below the folder and its depth, or raise NotFound."""
+    def _candidate(self, request: Request, path: str, folder: str) -> tuple[str, int]:
+        """Return the file ``path`` names below ``folder`` and its depth, or raise NotFound."""
         segments = path.split("/")
         for segment in segments:
             # SECURITY: "", "." and ".." segments are refused, not normalised:
@@ -308,13 +413,13 @@ class StaticDirectory:
                 raise NotFound()
         # SECURITY: backslashes, NUL, colons (drive letters, NTFS streams),
         # absolute paths and Windows device names.
-        full = safe_join(self.directory, path)
+        full = safe_join(folder, path)
         if full is None:
             raise NotFound()
         return full, len(segments)
 
-    def _inside(self, full: str, depth: int, fs: FileSystem) -> bool:
-        """Return whether ``full``, ``depth`` segments below the folder, resolves inside it."""
+    def _inside(self, full: str, depth: int, fs: FileSystem, folder: str) -> bool:
+        """Return whether ``full``, ``depth`` segments below ``folder``, resolves inside it."""
         if self.follow_symlinks:
             return True
         # SECURITY: a symlink inside the folder may lead anywhere; only the
@@ -328,24 +433,65 @@ class StaticDirectory:
             # the names from an open folder, one lstat each.
             root, *names = full.rsplit(os.sep, depth)
             if symlink_below(root, names):
-                return self._resolves_inside(full, fs)
+                return self._resolves_inside(full, fs, folder)
             return True
         below = full
         for _ in range(depth):
             if fs.is_symlink(below):
-                return self._resolves_inside(full, fs)
+                return self._resolves_inside(full, fs, folder)
             below = os.path.dirname(below)
         return True
 
-    def _resolves_inside(self, full: str, fs: FileSystem) -> bool:
-        """Return whether the real path of ``full`` is inside the folder's."""
+    def _resolves_inside(self, full: str, fs: FileSystem, folder: str) -> bool:
+        """Return whether the real path of ``full`` is inside ``folder``'s."""
         resolved = self._resolved
         if resolved is None or resolved[0] is not fs:
             # NOTE: one tuple, assigned at once, so threads never see half of it.
-            resolved = self._resolved = (fs, fs.realpath(self.directory))
+            resolved = self._resolved = (fs, fs.realpath(folder))
         root = resolved[1]
         prefix = root if root.endswith(os.sep) else root + os.sep
         return fs.realpath(full).startswith(prefix)
+
+
+def _check_package(package: object, folder: str) -> None:
+    """Refuse a package name that is not a dotted name, or a folder that leaves it."""
+    if not isinstance(package, str):
+        raise TypeError(f"package is the name of an importable package, not {package!r}")
+    if not package or not all(part.isidentifier() for part in package.split(".")):
+        raise ValueError(
+            f"package is a dotted name, such as 'myext' or 'myext.admin', not {package!r}"
+        )
+    # SECURITY: the folder is joined below the package's own: a relative
+    # path of plain names, never one that climbs out, names another drive,
+    # or is the package's folder itself ("." would serve its source code).
+    relative = folder.replace(os.sep, "/").rstrip("/")
+    if (
+        os.path.isabs(folder)
+        or safe_join(".", relative) is None
+        or not all(name and name != "." for name in relative.split("/"))
+    ):
+        raise ValueError(
+            f"with package=, the folder is a path inside the package, such as 'static', "
+            f"not {folder!r}"
+        )
+
+
+def _check_page(page: object, dotfiles: bool) -> None:
+    """Refuse a ``not_found`` page that the route itself would not serve."""
+    if not isinstance(page, str):
+        raise TypeError(f"not_found is the path of a page below the folder, not {page!r}")
+    segments = page.split("/")
+    if (
+        safe_join(".", page) is None
+        or not all(segments)
+        or any(
+            segment[0] == "." and (not dotfiles or segment in (".", "..")) for segment in segments
+        )
+    ):
+        raise ValueError(
+            "not_found is the path of a page below the folder that the route would serve, "
+            f"such as '404.html', not {page!r}"
+        )
 
 
 def _none_match(request_fields: Headers, cached: _Fields) -> bool:
@@ -397,6 +543,9 @@ def static_response(
     dotfiles: bool = False,
     follow_symlinks: bool = False,
     precompressed: bool = True,
+    html: bool = False,
+    not_found: str | None = None,
+    package: str | None = None,
 ) -> Response:
     r"""Answer a request for a file of ``directory``, named by a URL path.
 
@@ -423,9 +572,21 @@ def static_response(
     the file's own Content-Type and an ETag of its own; every answer then
     carries ``Vary: Accept-Encoding``.
 
+    A static site (``html=True``) serves a folder's ``index.html`` for
+    the folder's URL with a trailing slash (``path`` empty or ending with
+    ``/``), by the same rules as any file, conditional and range requests
+    included; and a folder that has an ``index.html`` asked for without
+    the slash gets a 308 to the request's own URL with a slash (root path in
+    front, query string kept; the Location always of this origin). With
+    ``not_found``, whatever would raise :class:`~sansio_http.NotFound`
+    is answered with a 404 whose body is that page of the folder, when it
+    passes the same rules (else NotFound is raised as without it).
+
     Args:
-        request: The request; only its method, headers and raw path are read.
-        directory: The folder to serve, trusted.
+        request: The request; its method, path, root path, query string,
+            headers and raw path are read.
+        directory: The folder to serve, trusted; with ``package``, a
+            relative path inside the package's folder, such as ``"static"``.
         path: The URL path below the prefix, percent-decoded, such as
             ``"css/site.css"``.
         fs: What stats files and resolves links: the adapter's
@@ -439,13 +600,26 @@ def static_response(
         dotfiles: Whether to serve names that start with a dot.
         follow_symlinks: Whether a symlink may lead outside the folder.
         precompressed: Whether to look for ``.br`` and ``.gz`` siblings.
+        html: Whether a folder's URL serves its ``index.html``.
+        not_found: The path below the folder of the page a 404 carries,
+            such as ``"404.html"``; sent with ``Cache-Control: no-cache``
+            and without validators, so never a 304 or 206.
+        package: The dotted name of an importable package whose files are
+            served: ``directory`` is then a folder inside it. Its folder is
+            asked of ``fs`` (``package_folder``); a package that is not a
+            folder on disk (a zip) raises ValueError.
 
     Returns:
-        The response: 200, or 304, 206, 412 or 416.
+        The response: 200, or 304, 206, 412 or 416; with ``html`` a 308;
+        with ``not_found`` a 404.
 
     Raises:
         NotFound: No file may be served for ``path``.
         MethodNotAllowed: The method is neither GET nor HEAD.
+        TypeError: An option is of the wrong type, or ``fs`` has no
+            ``package_folder`` for ``package``.
+        ValueError: An option is refused (see :class:`StaticDirectory`), or
+            ``fs`` cannot find the package's folder.
     """
     rules = StaticDirectory(
         directory,
@@ -453,5 +627,8 @@ def static_response(
         dotfiles=dotfiles,
         follow_symlinks=follow_symlinks,
         precompressed=precompressed,
+        html=html,
+        not_found=not_found,
+        package=package,
     )
     return rules.respond(request, path, fs)

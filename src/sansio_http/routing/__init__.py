@@ -6,9 +6,11 @@ segments, which the first match after a change compiles into Python source
 (as Falcon's router does): a static segment is one comparison or dictionary
 lookup, a placeholder is one converter match, so matching costs the depth of
 the path and not the number of rules; a path made of static segments only is
-one lookup in all. Matching answers 404, 405 (with the allowed methods),
-204 to an OPTIONS request no rule takes (with the allowed methods) or a 308
-redirect to the same path with a trailing slash, as HTTP errors; building
+one lookup in all. Matching answers 404 or 405 (with the allowed methods)
+as HTTP errors, and a 204 to an OPTIONS request no rule takes (with the
+allowed methods) or a 308 redirect to the same path with a trailing slash
+as routing answers, exceptions that carry a response but are not errors
+(:class:`RoutingAnswer`); building
 URLs (``url_for``) runs the converters the other way, to percent-encoded
 URLs that stay on the host and that matching gives the same values back for.
 A rule may also name its host (``<tenant>.example.com``): given the
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from sansio_http.routing._answers import AllowedMethods as AllowedMethods
 from sansio_http.routing._answers import RequestRedirect as RequestRedirect
+from sansio_http.routing._answers import RoutingAnswer as RoutingAnswer
 from sansio_http.routing._converters import AnyConverter as AnyConverter
 from sansio_http.routing._converters import Converter as Converter
 from sansio_http.routing._converters import FloatConverter as FloatConverter
@@ -42,6 +45,7 @@ __all__ = [
     "PathConverter",
     "RequestRedirect",
     "Router",
+    "RoutingAnswer",
     "Rule",
     "StringConverter",
     "UUIDConverter",

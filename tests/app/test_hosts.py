@@ -334,3 +334,15 @@ def test_a_websocket_rule_answers_its_host_only() -> None:
         with c.websocket_connect("ws://acme.example.org/feed"):
             pass
     assert denied.value.response.status_code == 400
+
+
+def test_the_root_mount_takes_what_no_rule_of_a_trusted_host_takes(interface: str) -> None:
+    old = App("old")
+    old.get("/legacy")(lambda request: "old site")
+    app = App(config=AppConfig(trusted_hosts=[".example.com"]))
+    app.get("/", host="<tenant>.example.com")(lambda request, tenant: tenant)
+    app.mount("/", old)
+    c = client(app, interface)
+    assert c.get("http://acme.example.com/").text == "acme"
+    assert c.get("http://acme.example.com/legacy").text == "old site"
+    assert c.get("http://acme.example.org/legacy").status_code == 400

@@ -13,7 +13,7 @@ Templates need Jinja2 and commands need click: ``pip install
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sansio_http import HTTPError as HTTPException
 from sansio_http import Response as Response
@@ -41,6 +41,13 @@ from sansio_http.compat.flask._templating import render_template as render_templ
 from sansio_http.compat.flask._templating import (
     render_template_string as render_template_string,
 )
+
+if TYPE_CHECKING:
+    # Imported on use at run time (see __getattr__): click is optional.
+    from sansio_http.compat.flask._cli import AppGroup as AppGroup
+    from sansio_http.compat.flask._cli import FlaskGroup as FlaskGroup
+    from sansio_http.compat.flask._cli import ScriptInfo as ScriptInfo
+    from sansio_http.compat.flask._cli import with_appcontext as with_appcontext
 
 __all__ = [
     "Blueprint",

@@ -408,16 +408,23 @@ class Flask(FlaskScaffold, App):
             self._wsgi = to_wsgi(self)
         return self._wsgi(environ, start_response)
 
-    def asgi_app(self, scope: Any, receive: Any, send: Any) -> Any:
-        """The ASGI application (``to_asgi(app)``, made once): a coroutine to await."""
+    async def asgi_app(self, scope: Any, receive: Any, send: Any) -> None:
+        """The ASGI application (``to_asgi(app)``, made once).
+
+        Servers that are told the interface may be given the app itself
+        (``uvicorn --interface asgi3``): see :meth:`__call__`.
+        """
         if self._asgi is None:
             from sansio_http.asgi import to_asgi
 
             self._asgi = to_asgi(self)
-        return self._asgi(scope, receive, send)
+        await self._asgi(scope, receive, send)
 
     def __call__(self, *args: Any) -> Any:
-        """Serve WSGI's ``(environ, start_response)`` or ASGI's ``(scope, receive, send)``."""
+        """Serve WSGI's ``(environ, start_response)`` or ASGI's ``(scope, receive, send)``.
+
+        Called with three arguments, it returns the coroutine of :meth:`asgi_app`.
+        """
         if len(args) == 3:
             return self.asgi_app(*args)
         return self.wsgi_app(*args)

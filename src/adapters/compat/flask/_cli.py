@@ -136,7 +136,9 @@ def with_appcontext(func: F) -> F:
 class AppGroup(click.Group):
     """A click group whose commands run in the app's context (``app.cli``)."""
 
-    def command(self, *args: Any, **kwargs: Any) -> Any:
+    def command(  # type: ignore[override]
+        self, *args: Any, **kwargs: Any
+    ) -> Callable[[Callable[..., Any]], click.Command]:
         """Add a command; ``with_appcontext=False`` leaves it out of the context."""
         wrap = kwargs.pop("with_appcontext", True)
 
@@ -193,8 +195,9 @@ class FlaskGroup(AppGroup):
         found = super().get_command(ctx, cmd_name)
         if found is not None:
             return found
-        group = self._app_commands(ctx)
-        return None if group is None else group.get_command(ctx, cmd_name)
+        # The app's command: an app that cannot be loaded says why.
+        group: click.Group = ctx.ensure_object(ScriptInfo).load_app().cli
+        return group.get_command(ctx, cmd_name)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         """List the built-in commands and the app's."""

@@ -157,7 +157,9 @@ class FlaskScaffold:
     def _add_alias(self, rule: str, endpoint: str, methods: Iterable[str] | None) -> None:
         raise NotImplementedError
 
-    def route(self, rule: str, methods: Iterable[str] | None = None, **options: Any) -> Any:
+    def route(
+        self, rule: str, methods: Iterable[str] | None = None, **options: Any
+    ) -> Callable[[F], F]:
         """Register the decorated function as the view of a URL rule (Flask's way).
 
         Raises:
@@ -175,23 +177,23 @@ class FlaskScaffold:
 
         return decorator
 
-    def get(self, rule: str, **options: Any) -> Any:
+    def get(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a GET view; see :meth:`route`."""
         return self.route(rule, ["GET"], **options)
 
-    def post(self, rule: str, **options: Any) -> Any:
+    def post(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a POST view; see :meth:`route`."""
         return self.route(rule, ["POST"], **options)
 
-    def put(self, rule: str, **options: Any) -> Any:
+    def put(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a PUT view; see :meth:`route`."""
         return self.route(rule, ["PUT"], **options)
 
-    def patch(self, rule: str, **options: Any) -> Any:
+    def patch(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a PATCH view; see :meth:`route`."""
         return self.route(rule, ["PATCH"], **options)
 
-    def delete(self, rule: str, **options: Any) -> Any:
+    def delete(self, rule: str, **options: Any) -> Callable[[F], F]:
         """Register a DELETE view; see :meth:`route`."""
         return self.route(rule, ["DELETE"], **options)
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from collections.abc import Callable
 from typing import Any
 
 from sansio_http.compat.flask._globals import (
@@ -113,6 +114,18 @@ def _on_loop() -> bool:
     return True
 
 
+async def _off_loop(app: Any, render: Callable[[], str]) -> str:
+    """Render off the event loop: in the App's pool under ASGI.
+
+    Under WSGI the loop is the worker thread's own (see ``coroutine_runner``),
+    which serves this one request: the render runs on it.
+    """
+    if app.thread_runner is None:
+        return render()
+    text: str = await app.ensure_async(render)()
+    return text
+
+
 def _render(template_name: Any, values: dict[str, Any], source: str | None) -> Any:
     app = app_context().app
     environment = app.jinja_env
@@ -123,12 +136,7 @@ def _render(template_name: Any, values: dict[str, Any], source: str | None) -> A
     if not _on_loop():
         return template.render(_context(app, values))
 
-    async def rendered() -> str:
-        # Loading and rendering read files: in the pool, with the context.
-        text: str = await app.ensure_async(template.render)(_context(app, values))
-        return text
-
-    return rendered()
+    return _off_loop(app, lambda: template.render(_context(app, values)))
 
 
 def render_template(template_name_or_list: str | list[str], **context: Any) -> Any:
@@ -140,16 +148,12 @@ def render_template(template_name_or_list: str | list[str], **context: Any) -> A
     app = app_context().app
     if _on_loop():
 
-        async def loaded() -> str:
-            def render() -> str:
-                template = app.jinja_env.get_or_select_template(template_name_or_list)
-                text: str = template.render(_context(app, context))
-                return text
+        def render() -> str:
+            template = app.jinja_env.get_or_select_template(template_name_or_list)
+            text: str = template.render(_context(app, context))
+            return text
 
-            result: str = await app.ensure_async(render)()
-            return result
-
-        return loaded()
+        return _off_loop(app, render)
     return _render(template_name_or_list, context, None)
 
 

@@ -179,6 +179,21 @@ class Flask(FlaskScaffold, App):
         listed = None if methods is None else list(methods)
         self._alias_router.add(Rule(rule, endpoint, methods=listed))
 
+    def _add(
+        self,
+        rule: str,
+        endpoint: str,
+        view: Callable[..., Any],
+        options: dict[str, Any],
+        scopes: tuple[Any, ...],
+    ) -> None:
+        super()._add(rule, endpoint, view, options, scopes)
+        # As Werkzeug builds: of an endpoint's rules, those that take more
+        # values first, so url_for("page", name="x") picks "/page/<name>"
+        # over "/" with a query string.
+        built = self.router._by_endpoint[endpoint]
+        built.sort(key=lambda entry: -len(entry[0].arguments))
+
     def _build(
         self,
         endpoint: str,

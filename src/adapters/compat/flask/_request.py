@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Generator, Iterator
 from typing import Any, Final
 
-from sansio_http import ImmutableMultiDict, MultiDict
+from sansio_http import MultiDict
 from sansio_http.bodies._body import BodyRequest
+from sansio_http.bodies._formdata import _FormMultiDict
 
 __all__ = ["Request"]
 
@@ -44,6 +45,9 @@ class Pending:
 
     def _value(self) -> Any:
         value = self._owner._kept.get(self._name, _MISSING)
+        if value is _MISSING:
+            # A body that is no form has empty fields, known without reading.
+            value = self._owner._no_form(self._name)
         if value is _MISSING:
             raise RuntimeError(
                 f"request.{self._name} is not read yet in this async def view: "
@@ -138,77 +142,77 @@ class Request:
     def _blocking(self) -> bool:
         return self._request._running_loop() is None
 
-    def _awaited_value(self, name: str, read: Callable[[], Awaitable[Any]]) -> Any:
-        value = self._kept.get(name, _MISSING)
-        if value is not _MISSING:
-            return value
-        return Pending(self, name, read)
-
     async def _awaited(self, name: str, read: Callable[[], Awaitable[Any]]) -> Any:
         value = self._kept.get(name, _MISSING)
         if value is _MISSING:
             value = self._kept[name] = await read()
         return value
 
+    def _read(self, name: str, blocking: Callable[[], Any], awaited: Callable[[], Any]) -> Any:
+        """The value under ``name``: read now in a def view, awaitable on a loop's thread."""
+        if self._blocking():
+            value = self._kept.get(name, _MISSING)
+            if value is _MISSING:
+                value = self._kept[name] = blocking()
+            return value
+        return Pending(self, name, awaited)
+
     def _has_form(self) -> bool:
         return self._request.mimetype in _FORM_TYPES
+
+    def _no_form(self, name: str) -> Any:
+        """The empty value of ``name`` for a body that is no form, else _MISSING."""
+        if name in ("form", "files", "values") and not self._has_form():
+            return self._combined(_FormMultiDict()) if name == "values" else _FormMultiDict()
+        return _MISSING
+
+    def _form(self, name: str) -> Any:
+        empty = self._no_form(name)
+        if empty is not _MISSING:
+            return empty
+        if name == "form":
+            return self._request.get_form()
+        return self._request.get_files()
+
+    async def _form_async(self, name: str) -> Any:
+        empty = self._no_form(name)
+        if empty is not _MISSING:
+            return empty
+        if name == "form":
+            return await self._request.form()
+        return await self._request.files()
 
     @property
     def form(self) -> Any:
         """The form's text fields (``await request.form`` in an async view)."""
-        if "form" in self._kept:
-            return self._kept["form"]
-        if not self._has_form():
-            self._kept["form"] = ImmutableMultiDict()
-            return self._kept["form"]
-        if self._blocking():
-            self._kept["form"] = self._request.get_form()
-            return self._kept["form"]
-        return Pending(self, "form", self._request.form)
+        return self._read("form", lambda: self._form("form"), lambda: self._form_async("form"))
 
     @property
     def files(self) -> Any:
         """The uploaded files (``await request.files`` in an async view)."""
-        if "files" in self._kept:
-            return self._kept["files"]
-        if not self._has_form():
-            self._kept["files"] = ImmutableMultiDict()
-            return self._kept["files"]
-        if self._blocking():
-            self._kept["files"] = self._request.get_files()
-            return self._kept["files"]
-        return Pending(self, "files", self._request.files)
+        return self._read("files", lambda: self._form("files"), lambda: self._form_async("files"))
+
+    def _combined(self, form: Any) -> Any:
+        combined: MultiDict[str, str] = MultiDict()
+        for key, value in self._request.args.items(multi=True):
+            combined.add(key, value)
+        for key, value in form.items(multi=True):
+            combined.add(key, value)
+        return _FormMultiDict(combined)
 
     @property
     def values(self) -> Any:
-        """The query arguments and the form's fields together."""
-        if "values" in self._kept:
-            return self._kept["values"]
+        """The query arguments and the form's fields together (awaited in an async view)."""
 
-        def combine(form: Any) -> Any:
-            combined: MultiDict[str, str] = MultiDict()
-            for key, value in self._request.args.items(multi=True):
-                combined.add(key, value)
-            for key, value in form.items(multi=True):
-                combined.add(key, value)
-            self._kept["values"] = ImmutableMultiDict(combined)
-            return self._kept["values"]
+        async def awaited() -> Any:
+            return self._combined(await self._awaited("form", lambda: self._form_async("form")))
 
-        form = self.form
-        if isinstance(form, Pending):
-
-            async def read() -> Any:
-                return combine(await form)
-
-            return Pending(self, "values", read)
-        return combine(form)
+        return self._read("values", lambda: self._combined(self.form), awaited)
 
     @property
     def data(self) -> Any:
         """The body's bytes (``await request.data`` in an async view)."""
-        if self._blocking():
-            return self._request.get_data()
-        return self._awaited_value("data", self._request.body)
+        return self._read("data", self._request.get_data, self._request.body)
 
     def get_data(self, cache: bool = True, as_text: bool = False) -> Any:
         """Return the body, as bytes or text (a coroutine in an async view)."""

@@ -333,3 +333,34 @@ def test_the_app_is_a_wsgi_and_an_asgi_application() -> None:
 
     assert Client(asgi, interface="asgi").get("/").text == "hi"
     assert Client(wsgi, interface="wsgi").get("/").text == "hi"
+
+
+def test_routing_errors_skip_before_request_hooks(interface: str) -> None:
+    # A difference from Flask that the migration guide names.
+    app = Flask(__name__)
+    calls: list[str] = []
+    app.before_request(lambda: calls.append("before"))
+
+    @app.after_request
+    def after(response: Response) -> Response:
+        calls.append("after")
+        return response
+
+    app.add_url_rule("/", "index", lambda: "ok")
+    client = client_of(app, interface)
+    assert client.get("/missing").status_code == 404
+    assert client.post("/").status_code == 405
+    assert calls == ["after", "after"]
+
+
+def test_max_content_length_is_the_body_limit(interface: str) -> None:
+    app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = 10
+
+    @app.post("/")
+    def upload() -> str:
+        return str(len(request.get_data()))
+
+    client = client_of(app, interface)
+    assert client.post("/", data=b"x" * 10).data == b"10"
+    assert client.post("/", data=b"x" * 11).status_code == 413

@@ -12,13 +12,18 @@ from __future__ import annotations
 
 import html
 import re
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.app.servers import Server, start
+from tests.app.servers import Server, free_port, start, wait_ready
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 pytestmark = pytest.mark.integration
 
@@ -140,3 +145,31 @@ def test_the_flow_shows_what_it_compares(flask_flow: list[dict[str, Any]]) -> No
     assert any(e["flashed"] == ["Incorrect password."] for e in flask_flow)
     assert any(e["posts"] == ["Changed & kept"] for e in flask_flow)
     assert by_step["GET /2/update None"]["status"] == 404
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["-m", "gunicorn", "flaskr:create_app()", "--worker-class", "gthread", "--threads", "2"],
+        ["-m", "uvicorn", "flaskr:create_app", "--factory", "--interface", "asgi3"],
+    ],
+    ids=["gunicorn", "uvicorn"],
+)
+def test_the_documented_commands_serve_flaskr(command: list[str], tmp_path: Path) -> None:
+    # The migration guide's two lines, run from flaskr's folder.
+    port = free_port()
+    where = ["--bind", f"127.0.0.1:{port}"] if "gunicorn" in command else ["--port", str(port)]
+    with (tmp_path / "server.log").open("wb") as log:
+        process = subprocess.Popen(
+            [sys.executable, *command, *where],
+            cwd=EXAMPLES,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        assert wait_ready(process, port), (tmp_path / "server.log").read_text()
+        response = httpx.get(f"http://127.0.0.1:{port}/hello", timeout=10)
+        assert (response.status_code, response.text) == (200, "Hello, World!")
+    finally:
+        process.terminate()
+        process.wait(10)

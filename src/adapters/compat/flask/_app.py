@@ -8,14 +8,13 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-from sansio_http import App, Response, SessionMiddleware
+from sansio_http import App, HTTPError, JSONResponse, Response, SessionMiddleware
 from sansio_http.app import Blueprint as AppBlueprint
 from sansio_http.bodies._body import BodyRequest
 from sansio_http.compat.flask._config import DEFAULT_CONFIG, Config
-from sansio_http.compat.flask._globals import AppContext, RequestContext
+from sansio_http.compat.flask._globals import AppContext, RequestContext, _request_var
 from sansio_http.compat.flask._paths import instance_path_of, root_path_of
-from sansio_http.compat.flask._request import Request
-from sansio_http.compat.flask._responses import flask_response
+from sansio_http.compat.flask._responses import HTML, flask_response
 from sansio_http.compat.flask._scaffold import FlaskScaffold
 from sansio_http.routing import Router, Rule
 
@@ -25,6 +24,12 @@ if TYPE_CHECKING:
     from sansio_http.compat.flask._testing import FlaskClient
 
 __all__ = ["Flask"]
+
+# PERF: the bound methods taken once (see sansio_http.app._dispatch).
+_set_context = _request_var.set
+_reset_context = _request_var.reset
+_dispatch_sync = App.dispatch_sync
+_dispatch_async = App.dispatch_async
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -119,9 +124,6 @@ class Flask(FlaskScaffold, App):
         self._kept_contexts: list[RequestContext] | None = None
         self._wsgi: Any = None
         self._asgi: Any = None
-        # The application context of a request ends with its teardown hooks,
-        # on the thread that ran its def hooks and view (the App's request lane).
-        App.teardown_request(self, self._teardown_app_context)
 
     # -- settings ----------------------------------------------------------------
 
@@ -256,6 +258,14 @@ class Flask(FlaskScaffold, App):
 
     def teardown_appcontext(self, func: F) -> F:
         """Run ``func(exc)`` when an application context ends (each request's too)."""
+        if not self.teardown_appcontext_funcs:
+            # A request's application context ends with its teardown hooks, on
+            # the thread that ran its def hooks and view (the App's request
+            # lane), after the teardown_request hooks: first in the list, the
+            # App runs it last. PERF: only apps that have such functions pay.
+            App.teardown_request(self, self._teardown_app_context)
+            hooks = self.teardown_request_funcs
+            hooks.insert(0, hooks.pop())
         self.teardown_appcontext_funcs.append(func)
         return func
 
@@ -311,7 +321,16 @@ class Flask(FlaskScaffold, App):
         tuples are ``(body, status)``, ``(body, headers)`` or
         ``(body, status, headers)``.
         """
-        return flask_response(result, view, App.make_response.__get__(self))
+        # PERF: the usual answers first, as the App's own make_response does.
+        kind = type(result)
+        if kind is str:
+            return Response(result, content_type=HTML)
+        if kind is dict:
+            return JSONResponse(result)
+        return flask_response(result, view, self._app_make_response)
+
+    def _app_make_response(self, result: Any, view: Callable[..., Any] | None = None) -> Response:
+        return App.make_response(self, result, view)
 
     # -- contexts ----------------------------------------------------------------
 
@@ -325,11 +344,19 @@ class Flask(FlaskScaffold, App):
             self.ensure_sync(func)(exc)
 
     def _teardown_app_context(self, request: Any, exc: BaseException | None) -> None:
-        if self.teardown_appcontext_funcs:
-            self.do_teardown_appcontext(exc)
+        self.do_teardown_appcontext(exc)
 
-    def _request_context(self, request: BodyRequest) -> RequestContext:
-        return RequestContext(self, Request(request, self), AppContext(self))
+    def _route_of(self, request: BodyRequest) -> tuple[str | None, dict[str, Any] | None]:
+        """Return the endpoint and the route values of a request, or Nones."""
+        try:
+            found = self.router.find(
+                request.path, request.method, websocket=request.scheme in ("ws", "wss")
+            )
+        except HTTPError:
+            return None, None
+        if found is None:
+            return None, None
+        return found[0].endpoint, found[1]
 
     def open_session(self, request: BodyRequest) -> Any:
         """Load the session from the request's cookie (Flask's ``session_interface``)."""
@@ -371,22 +398,27 @@ class Flask(FlaskScaffold, App):
         return signer
 
     def _save_session(self, context: RequestContext, response: Response) -> None:
-        if context._session is None or isinstance(context._session, NullSession):
+        if isinstance(context._session, NullSession):
             return
         signer = self._signer()
         if signer is not None:
-            signer.process_response(context.request._request, response)
+            signer.process_response(context.raw_request, response)
 
     def dispatch_sync(self, request: BodyRequest, *, propagate: bool | None = None) -> Response:  # type: ignore[override]
         """Answer a request from sync code, with Flask's contexts around it."""
-        context = self._request_context(request)
-        tokens = context.push()
+        context = RequestContext(self, request)
+        token = _set_context(context)
         try:
-            response = super().dispatch_sync(request, propagate=self._propagate(propagate))
-            self._save_session(context, response)
+            config = self.config
+            setting = config["PROPAGATE_EXCEPTIONS"]
+            if setting is None:
+                setting = True if config["TESTING"] else propagate
+            response = _dispatch_sync(self, request, propagate=setting)
+            if context._session is not None:
+                self._save_session(context, response)
             return response
         finally:
-            RequestContext.pop(tokens)
+            _reset_context(token)
             if self._kept_contexts is not None:
                 self._kept_contexts.append(context)
 
@@ -394,24 +426,21 @@ class Flask(FlaskScaffold, App):
         self, request: BodyRequest, *, propagate: bool | None = None
     ) -> Response:
         """Answer a request from async code, with Flask's contexts around it."""
-        context = self._request_context(request)
-        tokens = context.push()
+        context = RequestContext(self, request)
+        token = _set_context(context)
         try:
-            response = await super().dispatch_async(request, propagate=self._propagate(propagate))
-            self._save_session(context, response)
+            config = self.config
+            setting = config["PROPAGATE_EXCEPTIONS"]
+            if setting is None:
+                setting = True if config["TESTING"] else propagate
+            response = await _dispatch_async(self, request, propagate=setting)
+            if context._session is not None:
+                self._save_session(context, response)
             return response
         finally:
-            RequestContext.pop(tokens)
+            _reset_context(token)
             if self._kept_contexts is not None:
                 self._kept_contexts.append(context)
-
-    def _propagate(self, propagate: bool | None) -> bool | None:
-        setting = self.config["PROPAGATE_EXCEPTIONS"]
-        if setting is not None:
-            return bool(setting)
-        if self.config["TESTING"]:
-            return True
-        return propagate
 
     # -- serving -----------------------------------------------------------------
 

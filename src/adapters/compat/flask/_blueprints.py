@@ -16,7 +16,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class Blueprint(FlaskScaffold, AppBlueprint):
-    """A group of Any views, hooks and error handlers under a name.
+    """A group of Flask views, hooks and error handlers under a name.
 
     Args:
         name: The name, a prefix of its endpoints (``"auth.login"``).
@@ -60,9 +60,6 @@ class Blueprint(FlaskScaffold, AppBlueprint):
             self.static_folder = os.path.join(self.root_path, static_folder)
             prefix = static_url_path or "/" + os.path.basename(os.fspath(static_folder))
             self.static(prefix, self.static_folder)
-
-    def _full_endpoint(self, endpoint: str) -> str:
-        return f"{self.name}.{endpoint}"
 
     def _add_alias(self, rule: str, endpoint: str, methods: Iterable[str] | None) -> None:
         prefix = self.url_prefix or ""

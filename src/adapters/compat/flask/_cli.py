@@ -19,7 +19,7 @@ import click
 from click.testing import CliRunner, Result
 
 from sansio_http import App
-from sansio_http.compat.flask._globals import _app_var
+from sansio_http.compat.flask._globals import has_app_context
 
 __all__ = [
     "AppGroup",
@@ -69,7 +69,7 @@ class ScriptInfo:
             path = self.app_import_path or os.environ.get("FLASK_APP")
             if not path:
                 raise NoAppException(
-                    "Could not locate a Any application. Use the '--app' option or the "
+                    "Could not locate a Flask application. Use the '--app' option or the "
                     "'FLASK_APP' environment variable."
                 )
             app = _locate_app(path)
@@ -114,7 +114,7 @@ def _locate_app(path: str) -> Any:
                     break
     if not _is_app(app):
         raise NoAppException(
-            f"Failed to find a Any application in {module_name!r}: name it 'app' "
+            f"Failed to find a Flask application in {module_name!r}: name it 'app' "
             "or write a 'create_app()' factory."
         )
     return app
@@ -125,7 +125,7 @@ def with_appcontext(func: F) -> F:
 
     @click.pass_context
     def decorated(ctx: click.Context, /, *args: Any, **kwargs: Any) -> Any:
-        if _app_var.get(None) is None:
+        if not has_app_context():
             app = ctx.ensure_object(ScriptInfo).load_app()
             ctx.with_resource(app.app_context())
         return ctx.invoke(func, *args, **kwargs)
@@ -153,7 +153,7 @@ class AppGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         """Run the command, in the app's context when the app is known."""
         info = ctx.find_object(ScriptInfo)
-        if info is not None and _app_var.get(None) is None:
+        if info is not None and not has_app_context():
             try:
                 app = info.load_app()
             except NoAppException:

@@ -1,6 +1,6 @@
 """The application and request contexts, and the proxies that read them.
 
-Two context variables hold what Any keeps on its context stacks: the
+Two context variables hold what Flask keeps on its context stacks: the
 application context (the app and its ``g``) and the request context (the
 request, its session and flashed messages). The App's drivers copy the
 context into the thread that runs a ``def`` view under ASGI, so the proxies
@@ -12,10 +12,9 @@ from __future__ import annotations
 import contextvars
 from collections.abc import Iterator
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from sansio_http.compat.flask._request import Request
+from sansio_http.compat.flask._request import Request
 
 __all__ = [
     "AppContext",
@@ -114,46 +113,66 @@ class AppContext:
 class RequestContext:
     """What a request holds for the proxies: the request, session and flashes.
 
+    PERF: one object per request, set in one context variable; the Flask
+    request, the application context and the session are made on first use.
+
     Args:
         app: The application.
-        request: The Flask-style request.
-        app_context: The application context of the request.
+        request: The adapter's request.
     """
 
-    def __init__(self, app: Any, request: Request, app_context: AppContext) -> None:
+    __slots__ = ("_app_context", "_request", "_session", "app", "flashes", "raw_request")
+
+    def __init__(self, app: Any, request: Any) -> None:
         self.app = app
-        self.request = request
-        self.app_context = app_context
+        #: The adapter's request.
+        self.raw_request = request
+        self._request: Request | None = None
+        self._app_context: AppContext | None = None
         self._session: Any = None
         #: The flashed messages taken from the session by this request.
         self.flashes: list[tuple[str, Any]] | None = None
 
     @property
+    def request(self) -> Request:
+        """The Flask-style request, made on first use."""
+        if self._request is None:
+            self._request = Request(self.raw_request, self.app)
+        return self._request
+
+    @property
+    def app_context(self) -> AppContext:
+        """The request's application context, made on first use."""
+        if self._app_context is None:
+            self._app_context = AppContext(self.app)
+        return self._app_context
+
+    @property
     def session(self) -> Any:
         """The request's session, loaded from its cookie on first use."""
         if self._session is None:
-            self._session = self.app.open_session(self.request._request)
+            self._session = self.app.open_session(self.raw_request)
         return self._session
 
-    def push(self) -> tuple[contextvars.Token[AppContext], contextvars.Token[RequestContext]]:
-        """Make this and its application context current; return the tokens."""
-        return _app_var.set(self.app_context), _request_var.set(self)
+    def push(self) -> contextvars.Token[RequestContext]:
+        """Make this the current request context; return the token."""
+        return _request_var.set(self)
 
     @staticmethod
-    def pop(
-        tokens: tuple[contextvars.Token[AppContext], contextvars.Token[RequestContext]],
-    ) -> None:
-        """Restore the contexts that ``push`` replaced."""
-        _request_var.reset(tokens[1])
-        _app_var.reset(tokens[0])
+    def pop(token: contextvars.Token[RequestContext]) -> None:
+        """Restore the context that ``push`` replaced."""
+        _request_var.reset(token)
 
 
 def app_context() -> AppContext:
-    """Return the current application context.
+    """Return the current application context: the request's, else the one pushed.
 
     Raises:
         RuntimeError: There is none.
     """
+    found = _request_var.get(None)
+    if found is not None:
+        return found.app_context
     try:
         return _app_var.get()
     except LookupError:
@@ -174,7 +193,7 @@ def request_context() -> RequestContext:
 
 def has_app_context() -> bool:
     """Return whether an application context is active."""
-    return _app_var.get(None) is not None
+    return _request_var.get(None) is not None or _app_var.get(None) is not None
 
 
 def has_request_context() -> bool:
@@ -240,6 +259,18 @@ class _Proxy:
             return "<unbound proxy>"
 
 
+class _RequestProxy(_Proxy):
+    """``request``: PERF: its attributes are read without a call to find it."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> Any:
+        context = _request_var.get(None)
+        if context is None:
+            raise RuntimeError(_NO_REQUEST)
+        return getattr(context.request, name)
+
+
 def _current_app() -> Any:
     return app_context().app
 
@@ -261,6 +292,6 @@ current_app: Any = _Proxy(_current_app)
 #: The current application context's namespace.
 g: Any = _Proxy(_g)
 #: The current request (see :class:`~sansio_http.compat.flask.Request`).
-request: Any = _Proxy(_request)
+request: Any = _RequestProxy(_request)
 #: The current request's session, a dict kept in a signed cookie.
 session: Any = _Proxy(_session)

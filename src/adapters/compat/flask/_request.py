@@ -1,7 +1,7 @@
 """``request``: Flask's attributes over the adapter's request.
 
 In a ``def`` view (a worker thread under WSGI, the App's pool under ASGI)
-the body reads block and return values, as in Any: ``request.form``,
+the body reads block and return values, as in Flask: ``request.form``,
 ``request.files``, ``request.values``, ``request.json``, ``request.data``,
 ``request.get_json()`` and ``request.get_data()``. On an event loop's thread
 (an ``async def`` view) the same names return awaitables, as in Quart:
@@ -80,7 +80,7 @@ class Pending:
 
 
 class Request:
-    """The request as Any spells it, over a :class:`~sansio_http.BodyRequest`.
+    """The request as Flask spells it, over a :class:`~sansio_http.BodyRequest`.
 
     Everything that is not listed here is read from the wrapped request
     (``request.headers``, ``request.args``, ``request.cookies``,
@@ -95,9 +95,7 @@ class Request:
         self._request = request
         self._app = app
         self._kept: dict[str, Any] = {}
-        #: The route values the view was called with, as ``view_args``.
-        self.view_args: dict[str, Any] | None = None
-        self._endpoint: str | None = None
+        self._route: tuple[str | None, dict[str, Any] | None] | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._request, name)
@@ -107,12 +105,20 @@ class Request:
 
     # -- routing facts -----------------------------------------------------------
 
+    def _routed(self) -> tuple[str | None, dict[str, Any] | None]:
+        if self._route is None:
+            self._route = self._app._route_of(self._request)
+        return self._route
+
     @property
     def endpoint(self) -> str | None:
         """The endpoint the request is routed to, or None."""
-        if self._endpoint is None:
-            self._endpoint = self._app._endpoint_of(self._request) or None
-        return self._endpoint
+        return self._routed()[0]
+
+    @property
+    def view_args(self) -> dict[str, Any] | None:
+        """The route values the view is called with, or None."""
+        return self._routed()[1]
 
     @property
     def blueprint(self) -> str | None:
@@ -243,9 +249,12 @@ class Request:
             UnsupportedMediaType: The body is not declared as JSON (415).
             BadRequest: It is not valid JSON.
         """
-        if self._blocking():
-            return self._request.get_json(force=force, silent=silent)
-        return self._request.json(force=force, silent=silent)
+        request = self._request
+        if request._running_loop() is None:
+            if force or silent:
+                return request.get_json(force=force, silent=silent)
+            return request.get_json()
+        return request.json(force=force, silent=silent)
 
     @property
     def is_json(self) -> bool:

@@ -15,8 +15,6 @@ import inspect
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
-from sansio_http.compat.flask._globals import _request_var
-
 __all__ = ["FlaskScaffold", "adapt"]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -52,22 +50,20 @@ def adapt(func: Callable[..., Any]) -> Callable[..., Any]:
     return _named(adapted, func)
 
 
-def adapt_view(func: Callable[..., Any], endpoint: str) -> Callable[..., Any]:
-    """Return a Flask view as the App calls it, noting its endpoint and values."""
+def adapt_view(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Return a Flask view as the App calls it: the route values alone are passed on.
+
+    ``request.endpoint`` and ``request.view_args`` are found again when asked
+    for, so a view that does not ask pays nothing for them.
+    """
     if inspect.iscoroutinefunction(func):
 
         async def view_async(request: Any, /, **values: Any) -> Any:
-            flask_request = _request_var.get().request
-            flask_request.view_args = values
-            flask_request._endpoint = endpoint
             return await func(**values)
 
         return _named(view_async, func)
 
     def view(request: Any, /, **values: Any) -> Any:
-        flask_request = _request_var.get().request
-        flask_request.view_args = values
-        flask_request._endpoint = endpoint
         return func(**values)
 
     return _named(view, func)
@@ -96,11 +92,8 @@ class FlaskScaffold:
         key = (func, endpoint)
         found = self._adapted_views.get(key)
         if found is None:
-            found = self._adapted_views[key] = adapt_view(func, self._full_endpoint(endpoint))
+            found = self._adapted_views[key] = adapt_view(func)
         return found
-
-    def _full_endpoint(self, endpoint: str) -> str:
-        return endpoint
 
     def add_url_rule(
         self,

@@ -1,4 +1,4 @@
-"""Jinja2 templates, as Any sets them up (needs the ``flask`` extra).
+"""Jinja2 templates, as Flask sets them up (needs the ``flask`` extra).
 
 Templates are found in the app's ``template_folder``, then in those of its
 blueprints in the order they were registered. They see ``request``,

@@ -10,7 +10,7 @@ from types import TracebackType
 from typing import Any
 
 from sansio_http import Session
-from sansio_http.compat.flask._globals import AppContext, RequestContext
+from sansio_http.compat.flask._globals import RequestContext
 from sansio_http.testing import Client, ClientResponse
 
 __all__ = ["FlaskClient", "TestResponse"]
@@ -95,9 +95,7 @@ class FlaskClient(Client):
     def __init__(self, app: Any, **kwargs: Any) -> None:
         super().__init__(app, **kwargs)
         self.application = app
-        self._tokens: (
-            tuple[contextvars.Token[AppContext], contextvars.Token[RequestContext]] | None
-        ) = None
+        self._token: contextvars.Token[RequestContext] | None = None
         self._preserving = False
 
     def __enter__(self) -> FlaskClient:
@@ -120,9 +118,9 @@ class FlaskClient(Client):
         super().__exit__(exc_type, exc, traceback)
 
     def _release(self) -> None:
-        if self._tokens is not None:
-            RequestContext.pop(self._tokens)
-            self._tokens = None
+        if self._token is not None:
+            RequestContext.pop(self._token)
+            self._token = None
 
     def open(self, path: str = "/", method: str = "GET", **kwargs: Any) -> TestResponse:
         """Send a request (Flask's ``client.open``)."""
@@ -140,7 +138,7 @@ class FlaskClient(Client):
             previous.__class__ = TestResponse
         if self._preserving and kept:
             self._release()
-            self._tokens = kept[-1].push()
+            self._token = kept[-1].push()
             kept.clear()
         return response  # type: ignore[return-value]
 

@@ -364,3 +364,16 @@ def test_max_content_length_is_the_body_limit(interface: str) -> None:
     client = client_of(app, interface)
     assert client.post("/", data=b"x" * 10).data == b"10"
     assert client.post("/", data=b"x" * 11).status_code == 413
+
+
+def test_options_the_layer_lacks_are_refused_by_name() -> None:
+    with pytest.raises(TypeError, match="subdomain_matching"):
+        Flask(__name__, subdomain_matching=True)
+    with pytest.raises(TypeError, match="subdomain= and url_defaults="):
+        Blueprint("api", __name__, subdomain="api")
+    with pytest.raises(TypeError, match="register_blueprint"):
+        Flask(__name__).register_blueprint(Blueprint("x", __name__), name="y")
+
+
+def test_the_logger_is_named_after_the_app() -> None:
+    assert Flask("myapp").logger.name == "myapp"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
@@ -88,6 +89,11 @@ class Flask(FlaskScaffold, App):
         instance_relative_config: bool = False,
         root_path: str | None = None,
     ) -> None:
+        if static_host or host_matching or subdomain_matching:
+            raise TypeError(
+                "Flask(static_host=, host_matching=, subdomain_matching=) are not "
+                "supported: the layer routes by path alone; leave them out"
+            )
         App.__init__(self, import_name)
         self._init_scaffold()
         self.import_name = import_name
@@ -126,6 +132,11 @@ class Flask(FlaskScaffold, App):
         self._asgi: Any = None
 
     # -- settings ----------------------------------------------------------------
+
+    @property
+    def logger(self) -> logging.Logger:
+        """The logger named after the app's ``import_name``, as Flask's ``app.logger``."""
+        return logging.getLogger(self.import_name)
 
     @property
     def testing(self) -> bool:

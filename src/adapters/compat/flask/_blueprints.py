@@ -46,6 +46,11 @@ class Blueprint(FlaskScaffold, AppBlueprint):
         root_path: str | None = None,
         cli_group: str | None = None,
     ) -> None:
+        if subdomain is not None or url_defaults is not None:
+            raise TypeError(
+                f"Blueprint {name!r}: subdomain= and url_defaults= are not supported by "
+                "the Flask layer; leave them out"
+            )
         if url_prefix == "/":
             url_prefix = None
         AppBlueprint.__init__(self, name, url_prefix.rstrip("/") if url_prefix else None)

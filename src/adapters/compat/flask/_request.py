@@ -138,11 +138,6 @@ class Request:
         """The scheme and host, with a trailing slash."""
         return f"{self._request.scheme}://{self._request.host}/"
 
-    @property
-    def remote_addr(self) -> str | None:
-        """The client's address."""
-        return getattr(self._request, "client", None) or getattr(self._request, "remote_addr", None)
-
     # -- the body ----------------------------------------------------------------
 
     def _blocking(self) -> bool:

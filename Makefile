@@ -29,7 +29,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 # Tests, docs and benchmarks share one environment: benchmarks also run as
 # plain tests (with --benchmark-disable) so their assertions are checked.
 $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test,docs,server,bench]' $(PIP_EDITABLE)
+	$(BIN)/python -m pip install --quiet -e '.[test,docs,server,bench,flask]' $(PIP_EDITABLE)
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -74,7 +74,7 @@ $(VENV_C)/.deps: pyproject.toml
 	$(VENV_C)/bin/python -m pip install --quiet --upgrade pip 'setuptools>=77'
 	# The dependencies, mypy among the test ones: mypyc type-checks what it compiles
 	# against them. This installs the package too, pure Python, until the next step.
-	$(VENV_C)/bin/python -m pip install --quiet '.[test,docs,server,bench]'
+	$(VENV_C)/bin/python -m pip install --quiet '.[test,docs,server,bench,flask]'
 	touch $@
 
 $(VENV_C)/.installed: $(VENV_C)/.deps setup.py $(shell find src -name "*.py")

@@ -76,7 +76,14 @@ TITLES: dict[str, str] = {
     "asgi-sync-view": "ASGI: a def view next to the same async def view",
     "asgi-sync-hook": "ASGI: a def before_request hook and a def view",
     "asgi-body-bridge": "ASGI: a def view reading its JSON body, next to an async def view",
+    "wsgi-flask-hello": "WSGI: a hello view on the App, on the Flask layer and on Flask",
+    "wsgi-flask-json-echo": "WSGI: a JSON echo view on the App, on the Flask layer and on Flask",
+    "asgi-flask-hello": "ASGI: an async hello view on the App and on the Flask layer",
+    "asgi-flask-json-echo": "ASGI: an async JSON echo view on the App and on the Flask layer",
 }
+
+#: The Flask layer's rows (benchmarks/test_bench_flask_layer.py).
+LAYER = "sansio-http Flask layer"
 
 #: Benchmarks whose group or name the rules above would get wrong: (group, name).
 OVERRIDES: dict[str, tuple[str | None, str]] = {
@@ -333,6 +340,29 @@ def ratio_checks(groups: Sequence[Group]) -> list[tuple[str, str, bool]]:
                     f"{group}: the App within 1.3x of the bare handler",
                     f"App/bare {app / bare:.2f}x",
                     app <= 1.3 * bare,
+                )
+            )
+    for group in (
+        "wsgi-flask-hello",
+        "wsgi-flask-json-echo",
+        "asgi-flask-hello",
+        "asgi-flask-json-echo",
+    ):
+        app, layer, flask = (median(group, name) for name in ("sansio-http App", LAYER, "flask"))
+        if app is not None and layer is not None:
+            checks.append(
+                (
+                    f"{group}: the Flask layer within 1.3x of the App",
+                    f"layer/App {layer / app:.2f}x",
+                    layer <= 1.3 * app,
+                )
+            )
+        if layer is not None and flask is not None:
+            checks.append(
+                (
+                    f"{group}: the Flask layer at least 4x as fast as Flask",
+                    f"Flask/layer {flask / layer:.2f}x",
+                    flask >= 4 * layer,
                 )
             )
     for group in ("routing-static", "routing-int", "routing-path", "routing-miss"):

@@ -16,6 +16,7 @@ PACKAGES = {
     "sansio_http.asgi": ROOT / "src" / "adapters" / "asgi",
     "sansio_http.server": ROOT / "src" / "adapters" / "server",
     "sansio_http.testing": ROOT / "src" / "adapters" / "testing",
+    "sansio_http.compat": ROOT / "src" / "adapters" / "compat",
 }
 
 

@@ -99,7 +99,7 @@ def test_a_broken_floor_contract_names_the_import(tmp_path: Path) -> None:
     assert lint is not None
     package = tmp_path / "sansio_http"
     shutil.copytree(Path(sansio_http.__file__).resolve().parent, package, symlinks=False)
-    for adapter in ("wsgi", "asgi", "server", "testing"):
+    for adapter in ("wsgi", "asgi", "server", "testing", "compat"):
         shutil.rmtree(package / adapter, ignore_errors=True)
     urls = package / "http" / "_urls.py"
     urls.write_text(urls.read_text() + "\nfrom sansio_http.app._context import g  # noqa\n")

@@ -25,8 +25,9 @@ BANNED = {
     "sansio_http.asgi",
     "sansio_http.server",
     "sansio_http.testing",
+    "sansio_http.compat",
 }
-ADAPTERS = {"wsgi", "asgi", "server", "testing"}
+ADAPTERS = {"wsgi", "asgi", "server", "testing", "compat"}
 
 
 def core_files() -> list[Path]:
@@ -76,7 +77,8 @@ def test_importing_the_core_loads_no_event_loop_ssl_or_adapter() -> None:
     code = (
         "import sys, sansio_http\n"
         "bad = [m for m in ('asyncio', 'ssl', 'sansio_http.wsgi', 'sansio_http.asgi',"
-        " 'sansio_http.server', 'sansio_http.testing') if m in sys.modules]\n"
+        " 'sansio_http.server', 'sansio_http.testing', 'sansio_http.compat')"
+        " if m in sys.modules]\n"
         "print(','.join(bad))\n"
     )
     result = subprocess.run(

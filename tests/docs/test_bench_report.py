@@ -107,3 +107,31 @@ def test_the_tables_name_each_group_reference(report: Any, tmp_path: Path) -> No
     table = (tmp_path / "out" / "table.md").read_text(encoding="utf-8")
     assert "| WSGI: hello world through a router, in-process | sansio-http App |" in table
     assert "| WSGI: hello world without a router, in-process | sansio-http, no router |" in table
+
+
+def test_the_flask_layer_is_checked_against_the_app_and_flask(report: Any) -> None:
+    raw = {
+        "benchmarks": [
+            bench("wsgi-flask-hello", "sansio-http App", 4e-6),
+            bench("wsgi-flask-hello", "sansio-http Flask layer", 5e-6),
+            bench("wsgi-flask-hello", "flask", 40e-6),
+            bench("asgi-flask-json-echo", "sansio-http App", 1e-6),
+            bench("asgi-flask-json-echo", "sansio-http Flask layer", 1.5e-6),
+        ]
+    }
+    groups = report.build_groups(raw)
+    by_name = {group.name: group for group in groups}
+    assert by_name["wsgi-flask-hello"].reference().implementation == "sansio-http App"
+    checks = {target: (measured, met) for target, measured, met in report.ratio_checks(groups)}
+    assert checks["wsgi-flask-hello: the Flask layer within 1.3x of the App"] == (
+        "layer/App 1.25x",
+        True,
+    )
+    assert checks["wsgi-flask-hello: the Flask layer at least 4x as fast as Flask"] == (
+        "Flask/layer 8.00x",
+        True,
+    )
+    assert checks["asgi-flask-json-echo: the Flask layer within 1.3x of the App"] == (
+        "layer/App 1.50x",
+        False,
+    )

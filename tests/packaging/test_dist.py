@@ -31,6 +31,7 @@ PACKAGES = {
     "sansio_http.asgi": ROOT / "src" / "adapters" / "asgi",
     "sansio_http.server": ROOT / "src" / "adapters" / "server",
     "sansio_http.testing": ROOT / "src" / "adapters" / "testing",
+    "sansio_http.compat": ROOT / "src" / "adapters" / "compat",
 }
 PUBLIC_MODULES = [
     "sansio_http",
@@ -38,6 +39,7 @@ PUBLIC_MODULES = [
     "sansio_http.asgi",
     "sansio_http.server",
     "sansio_http.testing",
+    "sansio_http.compat.flask",
     "sansio_http.http",
     "sansio_http.routing",
     "sansio_http.app",

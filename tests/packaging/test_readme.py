@@ -66,13 +66,13 @@ def test_make_serve_takes_the_port_and_host_the_readme_names(
 def test_make_test_installs_what_the_readme_lists() -> None:
     extras = re.search(r"pip install --quiet -e '\.\[([\w,]+)\]'", MAKEFILE)
     assert extras is not None
-    assert set(extras[1].split(",")) == {"test", "docs", "server", "bench"}
-    for name in ("test", "docs", "server", "bench"):
+    assert set(extras[1].split(",")) == {"test", "docs", "server", "bench", "flask"}
+    for name in ("test", "docs", "server", "bench", "flask"):
         assert f"`{name}`" in README
     for package in (
         "pytest", "hypothesis", "mypy", "ruff", "gunicorn", "uvicorn", "hypercorn", "httpx",
         "furo", "build", "twine", "werkzeug", "flask", "starlette", "falcon",
-        "python-multipart", "matplotlib",
+        "python-multipart", "matplotlib", "jinja2", "click",
     ):  # fmt: skip
         assert re.search(rf'"{package}[\[>=]', PYPROJECT), package
         assert package.lower() in README.lower(), package

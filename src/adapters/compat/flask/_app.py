@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-from sansio_http import App, HTTPError, JSONResponse, Response, SessionMiddleware
+from sansio_http import App, HTTPError, JSONResponse, Request, Response, SessionMiddleware
 from sansio_http.app import Blueprint as AppBlueprint
 from sansio_http.bodies._body import BodyRequest
 from sansio_http.compat.flask._config import DEFAULT_CONFIG, Config
@@ -215,12 +215,13 @@ class Flask(FlaskScaffold, App):
         root_path: str,
         anchor: str | None,
         base_url: str | None,
+        built: tuple[Request | None, str | None],
     ) -> str:
         if endpoint in self._static_endpoints and "filename" in values:
             values = dict(values)
             values["path"] = values.pop("filename")
         try:
-            return super()._build(endpoint, values, method, root_path, anchor, base_url)
+            return super()._build(endpoint, values, method, root_path, anchor, base_url, built)
         except LookupError:
             if not self._alias_router._by_endpoint.get(endpoint):
                 raise

@@ -78,8 +78,10 @@ TITLES: dict[str, str] = {
     "asgi-body-bridge": "ASGI: a def view reading its JSON body, next to an async def view",
     "wsgi-flask-hello": "WSGI: a hello view on the App, on the Flask layer and on Flask",
     "wsgi-flask-json-echo": "WSGI: a JSON echo view on the App, on the Flask layer and on Flask",
-    "asgi-flask-hello": "ASGI: an async hello view on the App and on the Flask layer",
-    "asgi-flask-json-echo": "ASGI: an async JSON echo view on the App and on the Flask layer",
+    "asgi-flask-hello": "ASGI: an async hello view on the App, on the Flask layer and on Quart",
+    "asgi-flask-json-echo": (
+        "ASGI: an async JSON echo view on the App, on the Flask layer and on Quart"
+    ),
 }
 
 #: The Flask layer's rows (benchmarks/test_bench_flask_layer.py).
@@ -101,7 +103,16 @@ NAMES = {
 }
 
 #: Peers whose names may start or end a test's name, as in ``test_werkzeug_headers_get``.
-PEER_WORDS = ("sansio_http", "ours", "werkzeug", "flask", "starlette", "falcon", "urllib")
+PEER_WORDS = (
+    "sansio_http",
+    "ours",
+    "werkzeug",
+    "flask",
+    "quart",
+    "starlette",
+    "falcon",
+    "urllib",
+)
 
 #: Our implementations, in the order a group takes its reference from: the App where the
 #: peers route, the core (or a bare handler) where they do not. A bare handler is only ever
@@ -114,6 +125,7 @@ COLUMNS = (
     "werkzeug",
     "werkzeug, no router",
     "flask",
+    "quart",
     "starlette",
     "starlette, no router",
     "falcon",
@@ -349,6 +361,9 @@ def ratio_checks(groups: Sequence[Group]) -> list[tuple[str, str, bool]]:
         "asgi-flask-json-echo",
     ):
         app, layer, flask = (median(group, name) for name in ("sansio-http App", LAYER, "flask"))
+        if flask is None:
+            # ASGI: Flask's API there is Quart's.
+            flask = median(group, "quart")
         if app is not None and layer is not None:
             checks.append(
                 (
@@ -358,10 +373,11 @@ def ratio_checks(groups: Sequence[Group]) -> list[tuple[str, str, bool]]:
                 )
             )
         if layer is not None and flask is not None:
+            peer = "Flask" if group.startswith("wsgi") else "Quart"
             checks.append(
                 (
-                    f"{group}: the Flask layer at least 4x as fast as Flask",
-                    f"Flask/layer {flask / layer:.2f}x",
+                    f"{group}: the Flask layer at least 4x as fast as {peer}",
+                    f"{peer}/layer {flask / layer:.2f}x",
                     flask >= 4 * layer,
                 )
             )

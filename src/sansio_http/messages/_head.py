@@ -73,6 +73,8 @@ DEFAULT_HEAD_LIMITS: Final = HeadLimits()
 # one length lookup per field, whatever case the server gave the names in.
 _HOST, _CONTENT_LENGTH, _TRANSFER_ENCODING = b"host", b"content-length", b"transfer-encoding"
 _CONTENT_TYPE: Final = b"content-type"
+# Fewer digits than this stay below 2**63 (TOO_LARGE), as parse_content_length reads them.
+_PLAIN_LENGTH_DIGITS: Final = 19
 _WATCHED_SIZES: Final = frozenset(
     {len(_HOST), len(_CONTENT_LENGTH), len(_TRANSFER_ENCODING), len(_CONTENT_TYPE)}
 )
@@ -271,7 +273,20 @@ def check_head(
     # case's: one Host, no Content-Length, an origin-form target.
     if host_count != 1:
         check_host(host_count, http_version)
-    length = None if lengths is None else check_framing(lengths, transfer_encoding)
+    if lengths is None:
+        length = None
+    elif (
+        len(lengths) == 1
+        and not transfer_encoding
+        and (text := lengths[0]).isdigit()
+        and text.isascii()
+        and len(text) < _PLAIN_LENGTH_DIGITS
+    ):
+        # PERF: the usual single plain value, as parse_content_length reads it,
+        # without its two calls; anything else goes through check_framing.
+        length = int(text)
+    else:
+        length = check_framing(lengths, transfer_encoding)
     if request is not None:
         request.content_length = length
         # As Headers.get reads it: the first field, as latin-1 text.

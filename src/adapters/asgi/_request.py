@@ -177,8 +177,11 @@ class ASGIRequest(BodyRequest):
             path, self.root_path = split_path(path, root_path)
         if path[:1] != "/":
             # An absolute-form target left as the path (uvicorn's h11 mode).
+            # PERF: the usual path, starting with "/", is checked once.
             path = origin_path(path)
-        self.path = path if path[:1] == "/" else "/" + path
+            if path[:1] != "/":
+                path = "/" + path
+        self.path = path
         self.scheme = scope.get("scheme") or ("ws" if scope["type"] == "websocket" else "http")
         self.query_string = scope.get("query_string", b"")
         self.headers = Headers(scope["headers"])

@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from sansio_http.app import App
 from sansio_http.app._context import request_var
-from sansio_http.app._responses import not_a_response
+from sansio_http.app._responses import RESPONSE_CLASSES, not_a_response
 from sansio_http.app._static import prepare_static
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFactory
@@ -192,7 +192,9 @@ class _HandlerApp:
             try:
                 checked = check_scope(scope, self.head_limits, request)
                 response = checked or await self.handler(request)
-                if response.__class__ is not Response and not isinstance(response, Response):
+                if response.__class__ not in RESPONSE_CLASSES and not isinstance(
+                    response, Response
+                ):
                     # Refused here, naming the handler, not as an AttributeError when sent.
                     raise not_a_response(self.handler, response)
             except HTTPException as exc:

@@ -21,7 +21,7 @@ import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Collection, Iterable
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from sansio_http.app import App
 from sansio_http.app._context import request_var
@@ -57,6 +57,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger("sansio_http.asgi")
+
+# The statuses of a final response without content (RFC 9110 §15.3.5, §15.4.5).
+_NO_CONTENT: Final = frozenset({204, 304})
 
 #: An HTTP request handler: ``async def handler(request) -> Response``.
 Handler = Callable[[ASGIRequest], Awaitable[Response]]
@@ -225,7 +228,7 @@ class _HandlerApp:
                 # means the client is gone (ASGI 2.4), which is not an error. A 1xx goes
                 # to ResponseSender.
                 headers = response.raw_headers()
-                if status == 204 or status == 304:
+                if status in _NO_CONTENT:
                     # RFC 9110 §15.3.5, §15.4.5: no content and no length, whatever the
                     # response holds. PERF: a Response's raw_headers() leaves the length
                     # out of a 204 already; a 304's or a subclass's may still hold one.

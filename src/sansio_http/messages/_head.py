@@ -75,6 +75,7 @@ _HOST, _CONTENT_LENGTH, _TRANSFER_ENCODING = b"host", b"content-length", b"trans
 _CONTENT_TYPE: Final = b"content-type"
 # Fewer digits than this stay below 2**63 (TOO_LARGE), as parse_content_length reads them.
 _PLAIN_LENGTH_DIGITS: Final = 19
+_BODY_FIELDS: Final = frozenset({_CONTENT_LENGTH, _TRANSFER_ENCODING, _CONTENT_TYPE})
 _WATCHED_SIZES: Final = frozenset(
     {len(_HOST), len(_CONTENT_LENGTH), len(_TRANSFER_ENCODING), len(_CONTENT_TYPE)}
 )
@@ -257,6 +258,11 @@ def check_head(
             if name == _HOST:
                 host_count += 1
                 host = value
+            elif name not in _BODY_FIELDS:
+                # PERF: a name of a watched size that is none of them (Firefox and
+                # Chrome send three Sec-Fetch-* fields of Content-Length's size) is
+                # passed over with one lookup.
+                continue
             elif name == _CONTENT_LENGTH:
                 if lengths is None:
                     lengths = []

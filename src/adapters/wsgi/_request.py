@@ -97,6 +97,10 @@ class WSGIRequest(BodyRequest):
     server = TransportValue["WSGIRequest", "tuple[str, int | None] | None"](
         lambda request: server_address(request.environ)
     )
+    # PERF: a request that never reads its headers never makes their view.
+    headers = TransportValue["WSGIRequest", EnvironHeaders](
+        lambda request: EnvironHeaders(request.environ)
+    )
 
     # PERF: the body state lives in class defaults until it is first needed,
     # so that building a request sets as few attributes as possible.
@@ -117,9 +121,9 @@ class WSGIRequest(BodyRequest):
         trusted_hosts: Collection[str] | None = None,
     ) -> None:
         # PERF: what nearly every request reads (routing: the method, the path
-        # and the scheme; views: the query and the headers) is read here, as
-        # Request.__init__ would, without calling it; the other constructor
-        # values are read from the environ on first access (TransportValue).
+        # and the scheme; views: the query) is read here, as Request.__init__
+        # would, without calling it; the other constructor values, the headers
+        # among them, are read from the environ on first access (TransportValue).
         self.environ = environ
         method = environ.get("REQUEST_METHOD") or "GET"
         self.method = method if method.isupper() else method.upper()
@@ -129,7 +133,6 @@ class WSGIRequest(BodyRequest):
         self.path = path if path[:1] == "/" else "/" + path
         self.scheme = environ.get("wsgi.url_scheme") or "http"
         self.query_string = query_bytes(environ.get("QUERY_STRING") or "")
-        self.headers = EnvironHeaders(environ)
         if trusted_hosts is not None:
             self.trusted_hosts = trusted_hosts
         if max_content_length is not None:

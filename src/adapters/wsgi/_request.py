@@ -18,7 +18,7 @@ import socket
 import tempfile
 from collections.abc import AsyncIterator, Callable, Collection, Iterator
 from types import TracebackType
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO, Final, overload
 
 from typing_extensions import Self
 
@@ -51,6 +51,30 @@ def _open_for_writing(path: str | os.PathLike[str]) -> BinaryIO:
 _FORM_CHUNK_SIZE: Final = 256 * 1024
 
 _DEFAULT_FORM_LIMITS: Final = FormLimits()
+
+
+class _EnvironContentType(_cached["str | None"]):
+    """``WSGIRequest.content_type``: read from the environ on first access, then kept.
+
+    PERF: in one call, where ``_cached`` calls the method from its own; a
+    JSON view's request reads it for every body it decodes.
+    """
+
+    @overload
+    def __get__(self, instance: None, owner: type[Any] | None = None) -> Self: ...
+
+    @overload
+    def __get__(self, instance: object, owner: type[Any] | None = None) -> str | None: ...
+
+    def __get__(self, instance: object | None, owner: type[Any] | None = None) -> str | Self | None:
+        if instance is None:
+            return self
+        environ: dict[str, Any] = instance.environ  # type: ignore[attr-defined]
+        value = environ.get("CONTENT_TYPE")
+        if not value or not isinstance(value, str):
+            value = None
+        instance.__dict__["content_type"] = value
+        return value
 
 
 def _root_path(request: WSGIRequest) -> str:
@@ -144,10 +168,11 @@ class WSGIRequest(BodyRequest):
 
     # -- facts that are not I/O ------------------------------------------
 
-    @_cached
+    @_EnvironContentType
     def content_type(self) -> str | None:
         """The Content-Type header as sent, or None."""
-        # PERF: PEP 3333's CONTENT_TYPE, read without the headers' mapping.
+        # PERF: PEP 3333's CONTENT_TYPE, read without the headers' mapping (the
+        # descriptor reads it itself; this is the method's documentation).
         value = self.environ.get("CONTENT_TYPE")
         return value if value and isinstance(value, str) else None
 

@@ -246,6 +246,8 @@ def check_head(
     size = len(method) + target_size + 12 + 4 * len(fields)
     host_count = 0
     host = None
+    # The first Content-Length field, and the values of all of them when there are more.
+    first_length: bytes | None = None
     lengths: list[str] | None = None
     transfer_encoding = False
     content_type: bytes | None = None
@@ -264,13 +266,19 @@ def check_head(
                 # passed over with one lookup.
                 continue
             elif name == _CONTENT_LENGTH:
-                if lengths is None:
-                    lengths = []
-                lengths.append(value.decode("latin-1"))
-            elif name == _TRANSFER_ENCODING:
+                # PERF: a single field is kept as bytes, undecoded, in no list.
+                if first_length is None:
+                    first_length = value
+                else:
+                    if lengths is None:
+                        lengths = [first_length.decode("latin-1")]
+                    lengths.append(value.decode("latin-1"))
+            elif name == _CONTENT_TYPE:
+                if content_type is None:
+                    content_type = value
+            else:
+                # The last of _BODY_FIELDS.
                 transfer_encoding = True
-            elif name == _CONTENT_TYPE and content_type is None:
-                content_type = value
     if size > limits.max_header_size:
         raise RequestHeaderFieldsTooLarge(
             f"The request head is larger than {limits.max_header_size} bytes"
@@ -279,20 +287,22 @@ def check_head(
     # case's: one Host, no Content-Length, an origin-form target.
     if host_count != 1:
         check_host(host_count, http_version)
-    if lengths is None:
+    if first_length is None:
         length = None
     elif (
-        len(lengths) == 1
+        lengths is None
         and not transfer_encoding
-        and (text := lengths[0]).isdigit()
-        and text.isascii()
-        and len(text) < _PLAIN_LENGTH_DIGITS
+        and first_length.isdigit()
+        and len(first_length) < _PLAIN_LENGTH_DIGITS
     ):
-        # PERF: the usual single plain value, as parse_content_length reads it,
-        # without its two calls; anything else goes through check_framing.
-        length = int(text)
+        # PERF: the usual single plain value, as parse_content_length reads it
+        # (bytes.isdigit() is true of ASCII digits only), without its two calls;
+        # anything else goes through check_framing.
+        length = int(first_length)
     else:
-        length = check_framing(lengths, transfer_encoding)
+        length = check_framing(
+            [first_length.decode("latin-1")] if lengths is None else lengths, transfer_encoding
+        )
     if request is not None:
         request.content_length = length
         # As Headers.get reads it: the first field, as latin-1 text.

@@ -9,6 +9,8 @@ from typing import Any, Final
 from sansio_http.messages._response import HeadersInput, Response
 from sansio_http.messages._response_fields import (
     JSON_FIELD,
+    SMALL_LENGTHS,
+    VALID_STATUSES,
     checked_status,
     content_refused,
     has_no_length,
@@ -94,9 +96,10 @@ class JSONResponse(Response):
         *,
         dumps: Callable[[Any], str | bytes] | None = None,
     ) -> None:
-        if type(status) is not int or not 100 <= status <= 599:
+        if status.__class__ is not int or status not in VALID_STATUSES:
             status = checked_status(status)
-        if has_no_length(status):
+        # PERF: a 200 without the call.
+        if status != 200 and has_no_length(status):
             # Even null is four bytes of content.
             raise content_refused(status, "use Response(status=...) without a body")
         if dumps is None:
@@ -113,4 +116,5 @@ class JSONResponse(Response):
         self._status = status
         self._body = body
         self._headers = None
-        self._fields = [JSON_FIELD, length_field(len(body))]
+        size = len(body)
+        self._fields = [JSON_FIELD, SMALL_LENGTHS[size] if size < 1024 else length_field(size)]

@@ -13,7 +13,7 @@ PIP_EDITABLE := --config-settings editable_mode=strict
 # removes with .venv). This filter silences that notice alone; other warnings still show.
 EDITABLE_NOTICE := ignore:Editable installation
 
-.PHONY: serve test lint typecheck pytest test-compiled test-compiled-run docs dist bench bench-e2e \
+.PHONY: serve test lint typecheck pytest test-compiled test-compiled-run docs dist bench bench-check bench-e2e \
 	install install-dev relink clean
 
 $(BIN)/python:
@@ -112,6 +112,36 @@ bench: $(VENV)/.installed-dev relink
 		--benchmark-max-time=0.5 --benchmark-columns=min,median,ops,rounds \
 		--benchmark-autosave --benchmark-json=$(BENCH_RAW)
 	$(BIN)/python scripts/bench_report.py $(BENCH_RAW) --out $(BENCH_OUT)
+
+# The guard that keeps the lead: the App's hello and JSON-echo rows under to_wsgi and
+# to_asgi beside Falcon's (and Starlette's) in one pytest-benchmark run, and the def view
+# under to_asgi beside Starlette's def endpoint; scripts/bench_check.py prints the App/Falcon
+# ratios (median and min) and the def view's added cost. A report, exit status 0; pass
+# BENCH_CHECK_ARGS=--max-ratio=1.0 to fail on a row behind. The load average is printed
+# first: on a busy machine, read the min column too.
+BENCH_CHECK_RAW := build/bench/bench-check.json
+BENCH_CHECK_ROWS := \
+	"benchmarks/test_bench_wsgi.py::test_hello_world[falcon]" \
+	benchmarks/test_bench_cycle_wsgi.py::test_hello_world_app \
+	"benchmarks/test_bench_cycle_wsgi.py::test_json_echo[app]" \
+	"benchmarks/test_bench_cycle_wsgi.py::test_json_echo[falcon]" \
+	"benchmarks/test_bench_asgi.py::test_hello[starlette]" \
+	"benchmarks/test_bench_asgi.py::test_hello[falcon]" \
+	benchmarks/test_bench_cycle_asgi.py::test_hello_app \
+	"benchmarks/test_bench_cycle_asgi.py::test_json_echo[app]" \
+	"benchmarks/test_bench_cycle_asgi.py::test_json_echo[starlette]" \
+	"benchmarks/test_bench_cycle_asgi.py::test_json_echo[falcon]" \
+	benchmarks/test_bench_dispatch.py::test_app_under_asgi \
+	benchmarks/test_bench_dispatch.py::test_starlette_under_asgi
+BENCH_CHECK_ARGS ?=
+
+bench-check: $(VENV)/.installed-dev relink
+	mkdir -p $(dir $(BENCH_CHECK_RAW))
+	@echo "load average before the run: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	$(BIN)/pytest $(BENCH_CHECK_ROWS) -q -p no:cacheprovider --benchmark-only \
+		--benchmark-min-rounds=20 --benchmark-max-time=1.0 --benchmark-warmup=on \
+		--benchmark-columns=min,median,rounds --benchmark-json=$(BENCH_CHECK_RAW)
+	$(BIN)/python scripts/bench_check.py $(BENCH_CHECK_RAW) $(BENCH_CHECK_ARGS)
 
 # Real servers on 127.0.0.1 loaded by wrk (apt-get install wrk): gunicorn, uvicorn and
 # the development server; writes $(BENCH_OUT)/e2e.json and e2e.md.

@@ -96,6 +96,17 @@ def test_replace_keeps_values_replaced_before_whether_read_or_not() -> None:
     asyncio.run(scenario())
 
 
+def test_headers_are_wrapped_once_and_replace_works_before_they_are_read() -> None:
+    # The headers are made from the scope on first access (PERF): the same
+    # object from then on, and a replacement wins whether they were read or not.
+    request, _ = make(headers=[(b"x-token", b"abc")])
+    replaced = request.replace(headers=[("x-token", "new")])
+    assert replaced.headers["x-token"] == "new"
+    assert request.headers["x-token"] == "abc"
+    assert request.headers is request.headers
+    assert request.replace(path="/x").headers["x-token"] == "abc"
+
+
 def test_scope_values_are_read_as_they_are() -> None:
     request, _ = make(headers=[(b"x-token", b"abc"), (b"x-token", b"def")])
     assert request.method == "POST"

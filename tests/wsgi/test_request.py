@@ -97,6 +97,18 @@ def test_replace_keeps_values_replaced_before_whether_read_or_not() -> None:
     assert moved.environ is environ
 
 
+def test_headers_are_made_once_and_replace_works_before_they_are_read() -> None:
+    # The view over the environ is made on first access (PERF): the same
+    # object from then on, and a replacement wins whether it was read or not.
+    environ = make_environ()
+    environ["HTTP_X_TOKEN"] = "abc"
+    request = WSGIRequest(environ)
+    assert request.replace(headers=[("x-token", "new")]).headers["x-token"] == "new"
+    assert request.headers["x-token"] == "abc"
+    assert request.headers is request.headers
+    assert request.replace(path="/x").headers["x-token"] == "abc"
+
+
 def test_values_read_once_stay_as_first_read() -> None:
     environ = make_environ(scheme="http")
     request = WSGIRequest(environ)

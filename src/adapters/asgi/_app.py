@@ -21,11 +21,11 @@ import inspect
 import logging
 import threading
 from collections.abc import Awaitable, Callable, Collection, Iterable
-from typing import Any, cast
+from typing import Any, Final, cast
 
 from sansio_http.app import App
 from sansio_http.app._context import request_var
-from sansio_http.app._responses import not_a_response
+from sansio_http.app._responses import RESPONSE_CLASSES, not_a_response
 from sansio_http.app._static import prepare_static
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFactory
@@ -57,6 +57,9 @@ __all__ = [
 ]
 
 logger = logging.getLogger("sansio_http.asgi")
+
+# The statuses of a final response without content (RFC 9110 §15.3.5, §15.4.5).
+_NO_CONTENT: Final = frozenset({204, 304})
 
 #: An HTTP request handler: ``async def handler(request) -> Response``.
 Handler = Callable[[ASGIRequest], Awaitable[Response]]
@@ -192,7 +195,9 @@ class _HandlerApp:
             try:
                 checked = check_scope(scope, self.head_limits, request)
                 response = checked or await self.handler(request)
-                if response.__class__ is not Response and not isinstance(response, Response):
+                if response.__class__ not in RESPONSE_CLASSES and not isinstance(
+                    response, Response
+                ):
                     # Refused here, naming the handler, not as an AttributeError when sent.
                     raise not_a_response(self.handler, response)
             except HTTPException as exc:
@@ -223,7 +228,7 @@ class _HandlerApp:
                 # means the client is gone (ASGI 2.4), which is not an error. A 1xx goes
                 # to ResponseSender.
                 headers = response.raw_headers()
-                if status == 204 or status == 304:
+                if status in _NO_CONTENT:
                     # RFC 9110 §15.3.5, §15.4.5: no content and no length, whatever the
                     # response holds. PERF: a Response's raw_headers() leaves the length
                     # out of a 204 already; a 304's or a subclass's may still hold one.

@@ -90,6 +90,10 @@ def _remote_addr(request: ASGIRequest) -> str | None:
     return client[0] if client else None
 
 
+def _headers(request: ASGIRequest) -> Headers:
+    return Headers(request.scope["headers"])
+
+
 def _server(request: ASGIRequest) -> tuple[str, int | None] | None:
     server = request.scope.get("server")
     # PERF: servers give (host, port) tuples; anything else is converted.
@@ -137,6 +141,9 @@ class ASGIRequest(BodyRequest):
     #: Set by the constructor when the scope has a root path.
     root_path = ""
     server = TransportValue["ASGIRequest", "tuple[str, int | None] | None"](_server)
+    # PERF: a request that never reads its headers never wraps them (the head
+    # checks read the scope's fields, and record the length and the type).
+    headers = TransportValue["ASGIRequest", Headers](_headers)
     propagate_exceptions = TransportValue["ASGIRequest", bool](
         lambda request: RAISE_EXCEPTIONS in (request.scope.get("extensions") or ())
     )
@@ -165,9 +172,9 @@ class ASGIRequest(BodyRequest):
         trusted_hosts: Collection[str] | None = None,
     ) -> None:
         # PERF: what nearly every request reads (routing: the method, the path
-        # and the scheme; views: the query and the headers) is read here, as
-        # Request.__init__ would, without calling it; the other constructor
-        # values are read from the scope on first access (TransportValue).
+        # and the scheme; views: the query) is read here, as Request.__init__
+        # would, without calling it; the other constructor values, the headers
+        # among them, are read from the scope on first access (TransportValue).
         self.scope = scope
         method = scope.get("method", "GET")
         self.method = method if method.isupper() else method.upper()
@@ -177,11 +184,13 @@ class ASGIRequest(BodyRequest):
             path, self.root_path = split_path(path, root_path)
         if path[:1] != "/":
             # An absolute-form target left as the path (uvicorn's h11 mode).
+            # PERF: the usual path, starting with "/", is checked once.
             path = origin_path(path)
-        self.path = path if path[:1] == "/" else "/" + path
+            if path[:1] != "/":
+                path = "/" + path
+        self.path = path
         self.scheme = scope.get("scheme") or ("ws" if scope["type"] == "websocket" else "http")
         self.query_string = scope.get("query_string", b"")
-        self.headers = Headers(scope["headers"])
         if trusted_hosts is not None:
             self.trusted_hosts = trusted_hosts
         # PERF: what is usually left at its default stays a class attribute.

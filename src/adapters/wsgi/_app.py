@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Coroutine, Iterable
 from typing import Any, cast
 
 from sansio_http.app import App
-from sansio_http.app._responses import not_a_response
+from sansio_http.app._responses import RESPONSE_CLASSES, not_a_response
 from sansio_http.app._static import prepare_static
 from sansio_http.bodies._body import with_settings
 from sansio_http.bodies._formdata import FormLimits, SpoolFile
@@ -94,7 +94,7 @@ def respond(
     try:
         try:
             response = check_environ(request.environ, head_limits, request) or handler(request)
-            if response.__class__ is not Response and not isinstance(response, Response):
+            if response.__class__ not in RESPONSE_CLASSES and not isinstance(response, Response):
                 # Refused here, naming the handler, not as an AttributeError when sent.
                 raise not_a_response(handler, response)
         except HTTPException as exc:

@@ -107,6 +107,8 @@ HOP_BY_HOP: Final = frozenset(
 # some servers (uvicorn's httptools mode) then wait for that much content.
 # The core's make_conditional() drops it from a 304 too.
 _NO_BODY_DROPPED: Final = HOP_BY_HOP | {b"content-type", b"content-length"}
+# The statuses of a final response without content (RFC 9110 §15.3.5, §15.4.5).
+_NO_CONTENT: Final = frozenset({204, 304})
 # PERF: the text of each field name sent, decoded once. Only names that are
 # not hop-by-hop enter it, and it stops growing at a bound, so an application
 # that makes up names cannot grow it without limit.
@@ -137,7 +139,7 @@ def wsgi_headers(response: Response) -> list[tuple[str, str]]:
 
 def _fields(response: Response, status: int) -> list[tuple[str, str]]:
     """Return ``wsgi_headers(response)`` for the status already read."""
-    if status < 200 or status == 204 or status == 304:
+    if status in _NO_CONTENT or status < 200:
         dropped = _NO_BODY_DROPPED
         return [
             (name.decode("latin-1"), value.decode("latin-1"))
@@ -490,12 +492,12 @@ def send_response(
         # PERF: the common case; nothing to stream, nothing to close later.
         status = _start(start_response, response, exc_info)
         content: list[bytes] = [body]
+        # PERF: the status first (an int in a set), the environ last (a call).
         if (
             not body
-            or environ.get("REQUEST_METHOD") == "HEAD"
+            or status in _NO_CONTENT
             or status < 200
-            or status == 204
-            or status == 304
+            or environ.get("REQUEST_METHOD") == "HEAD"
         ):
             # RFC 9110 §9.3.2, §15.3.5, §15.4.5: no content in answer to HEAD
             # or in a 1xx, 204 or 304, whatever body the response holds. Sent,

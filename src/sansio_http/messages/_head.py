@@ -73,6 +73,9 @@ DEFAULT_HEAD_LIMITS: Final = HeadLimits()
 # one length lookup per field, whatever case the server gave the names in.
 _HOST, _CONTENT_LENGTH, _TRANSFER_ENCODING = b"host", b"content-length", b"transfer-encoding"
 _CONTENT_TYPE: Final = b"content-type"
+# Fewer digits than this stay below 2**63 (TOO_LARGE), as parse_content_length reads them.
+_PLAIN_LENGTH_DIGITS: Final = 19
+_BODY_FIELDS: Final = frozenset({_CONTENT_LENGTH, _TRANSFER_ENCODING, _CONTENT_TYPE})
 _WATCHED_SIZES: Final = frozenset(
     {len(_HOST), len(_CONTENT_LENGTH), len(_TRANSFER_ENCODING), len(_CONTENT_TYPE)}
 )
@@ -243,6 +246,8 @@ def check_head(
     size = len(method) + target_size + 12 + 4 * len(fields)
     host_count = 0
     host = None
+    # The first Content-Length field, and the values of all of them when there are more.
+    first_length: bytes | None = None
     lengths: list[str] | None = None
     transfer_encoding = False
     content_type: bytes | None = None
@@ -255,14 +260,25 @@ def check_head(
             if name == _HOST:
                 host_count += 1
                 host = value
+            elif name not in _BODY_FIELDS:
+                # PERF: a name of a watched size that is none of them (Firefox and
+                # Chrome send three Sec-Fetch-* fields of Content-Length's size) is
+                # passed over with one lookup.
+                continue
             elif name == _CONTENT_LENGTH:
-                if lengths is None:
-                    lengths = []
-                lengths.append(value.decode("latin-1"))
-            elif name == _TRANSFER_ENCODING:
+                # PERF: a single field is kept as bytes, undecoded, in no list.
+                if first_length is None:
+                    first_length = value
+                else:
+                    if lengths is None:
+                        lengths = [first_length.decode("latin-1")]
+                    lengths.append(value.decode("latin-1"))
+            elif name == _CONTENT_TYPE:
+                if content_type is None:
+                    content_type = value
+            else:
+                # The last of _BODY_FIELDS.
                 transfer_encoding = True
-            elif name == _CONTENT_TYPE and content_type is None:
-                content_type = value
     if size > limits.max_header_size:
         raise RequestHeaderFieldsTooLarge(
             f"The request head is larger than {limits.max_header_size} bytes"
@@ -271,7 +287,22 @@ def check_head(
     # case's: one Host, no Content-Length, an origin-form target.
     if host_count != 1:
         check_host(host_count, http_version)
-    length = None if lengths is None else check_framing(lengths, transfer_encoding)
+    if first_length is None:
+        length = None
+    elif (
+        lengths is None
+        and not transfer_encoding
+        and first_length.isdigit()
+        and len(first_length) < _PLAIN_LENGTH_DIGITS
+    ):
+        # PERF: the usual single plain value, as parse_content_length reads it
+        # (bytes.isdigit() is true of ASCII digits only), without its two calls;
+        # anything else goes through check_framing.
+        length = int(first_length)
+    else:
+        length = check_framing(
+            [first_length.decode("latin-1")] if lengths is None else lengths, transfer_encoding
+        )
     if request is not None:
         request.content_length = length
         # As Headers.get reads it: the first field, as latin-1 text.

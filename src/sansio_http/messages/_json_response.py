@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 from sansio_http.messages._response import HeadersInput, Response
 from sansio_http.messages._response_fields import (
     JSON_FIELD,
+    SMALL_LENGTHS,
+    VALID_STATUSES,
     checked_status,
     content_refused,
     has_no_length,
@@ -26,9 +28,29 @@ _JSON_ENCODER: Final = json.JSONEncoder(ensure_ascii=False, allow_nan=False, sep
 _ASCII_JSON_ENCODER: Final = json.JSONEncoder(allow_nan=False, separators=(",", ":"))
 
 
+# PERF: JSONEncoder.encode makes the C encoder of the standard library anew on each
+# call, through two Python calls (encode, then iterencode); _encode makes it directly,
+# with the arguments iterencode gives it for _JSON_ENCODER's options. None where the
+# C accelerator is missing; a str, which encode() escapes on its own, goes there too.
+_C_MAKE_ENCODER: Final[Callable[..., Callable[[Any, int], Iterable[str]]] | None] = getattr(
+    json.encoder, "c_make_encoder", None
+)
+_ESCAPE: Final = json.encoder.encode_basestring
+_DEFAULT: Final = _JSON_ENCODER.default
+
+
+def _encode(data: Any) -> str:
+    if _C_MAKE_ENCODER is None or type(data) is str:
+        return _JSON_ENCODER.encode(data)
+    # markers (a new dict: circular references are refused), default, the string
+    # encoder, indent, the key and item separators, sort_keys, skipkeys, allow_nan.
+    encoder = _C_MAKE_ENCODER({}, _DEFAULT, _ESCAPE, None, ":", ",", False, False, False)
+    return "".join(encoder(data, 0))
+
+
 def _dump_json(data: Any) -> bytes:
     try:
-        text = _JSON_ENCODER.encode(data)
+        text = _encode(data)
     except ValueError as exc:
         # The encoder's own words for a float out of range; a circular reference, the
         # other ValueError it raises, goes on as it is.
@@ -74,9 +96,10 @@ class JSONResponse(Response):
         *,
         dumps: Callable[[Any], str | bytes] | None = None,
     ) -> None:
-        if type(status) is not int or not 100 <= status <= 599:
+        if status.__class__ is not int or status not in VALID_STATUSES:
             status = checked_status(status)
-        if has_no_length(status):
+        # PERF: a 200 without the call.
+        if status != 200 and has_no_length(status):
             # Even null is four bytes of content.
             raise content_refused(status, "use Response(status=...) without a body")
         if dumps is None:
@@ -93,4 +116,5 @@ class JSONResponse(Response):
         self._status = status
         self._body = body
         self._headers = None
-        self._fields = [JSON_FIELD, length_field(len(body))]
+        size = len(body)
+        self._fields = [JSON_FIELD, SMALL_LENGTHS[size] if size < 1024 else length_field(size)]

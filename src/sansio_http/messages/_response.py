@@ -38,9 +38,11 @@ from sansio_http.messages._response_fields import (
     CONTENT_TYPES,
     FRAMING_FIELDS,
     NO_BODY_FIX,
+    SMALL_LENGTHS,
     STATUS_LINES,
     TEXT_PLAIN,
     TEXT_PLAIN_FIELD,
+    VALID_STATUSES,
     body_refused,
     checked_status,
     content_allowed,
@@ -131,7 +133,7 @@ class Response(_HeaderMethods):
         headers: HeadersInput | None = None,
         content_type: str | None = None,
     ) -> None:
-        if type(status) is not int or not 100 <= status <= 599:
+        if status.__class__ is not int or status not in VALID_STATUSES:
             status = checked_status(status)
         self._status = status
         if headers is None and content_type is not None and type(body) in (str, bytes):
@@ -155,7 +157,8 @@ class Response(_HeaderMethods):
                     raise content_refused(status, NO_BODY_FIX)
                 self._fields = [field]
             else:
-                self._fields = [field, length_field(len(data))]
+                size = len(data)
+                self._fields = [field, SMALL_LENGTHS[size] if size < 1024 else length_field(size)]
             return
         if headers is None and content_type is None:
             # PERF: the common Response("text") and Response(b"data") skip the generic
@@ -165,7 +168,12 @@ class Response(_HeaderMethods):
                 self._body = data
                 self._headers = None
                 if status == 200 or not has_no_length(status):
-                    self._fields = [TEXT_PLAIN_FIELD, length_field(len(data))]
+                    # PERF: length_field's table read inline.
+                    size = len(data)
+                    self._fields = [
+                        TEXT_PLAIN_FIELD,
+                        SMALL_LENGTHS[size] if size < 1024 else length_field(size),
+                    ]
                 elif data:
                     raise content_refused(status, NO_BODY_FIX)
                 else:
@@ -175,7 +183,8 @@ class Response(_HeaderMethods):
                 self._body = body
                 self._headers = None
                 if not has_no_length(status):
-                    self._fields = [length_field(len(body))]
+                    size = len(body)
+                    self._fields = [SMALL_LENGTHS[size] if size < 1024 else length_field(size)]
                 elif body:
                     raise content_refused(status, NO_BODY_FIX)
                 else:

@@ -24,9 +24,11 @@ __all__ = [
     "FRAMING_FIELDS",
     "JSON_FIELD",
     "NO_BODY_FIX",
+    "SMALL_LENGTHS",
     "STATUS_LINES",
     "TEXT_PLAIN",
     "TEXT_PLAIN_FIELD",
+    "VALID_STATUSES",
     "body_refused",
     "checked_status",
     "content_allowed",
@@ -41,6 +43,11 @@ TEXT_PLAIN_FIELD: Final = (b"content-type", b"text/plain; charset=utf-8")
 JSON_FIELD: Final = (b"content-type", b"application/json")
 # PERF: the status lines of registered codes are built once.
 STATUS_LINES: Final = {code: f"{code} {phrase}" for code, phrase in PHRASES.items()}
+
+
+#: The status codes a response may have (RFC 9110 §15). PERF: a constructor tells a
+#: valid int status with one lookup; anything else goes to checked_status.
+VALID_STATUSES: Final = frozenset(range(100, 600))
 
 
 def checked_status(status: int) -> int:

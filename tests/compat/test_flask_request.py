@@ -247,3 +247,34 @@ def test_proxies_outside_a_context_say_so() -> None:
     with pytest.raises(RuntimeError, match="outside of application context"):
         g.x  # noqa: B018
     assert not bool(request)
+
+
+def test_hooks_read_no_endpoint_where_routing_answered(interface: str) -> None:
+    # The 308 to the slashed path and the 204 to OPTIONS are routing answers,
+    # not errors: the hooks that run around them read request.endpoint as None
+    # (as in Flask), and the after_request hook's header reaches the client.
+    app = Flask(__name__)
+    torn_down: list[Any] = []
+
+    @app.route("/folder/")
+    def folder() -> str:
+        return "folder"
+
+    @app.after_request
+    def mark(response: Any) -> Any:
+        response.headers["X-Endpoint"] = str(request.endpoint)
+        return response
+
+    @app.teardown_request
+    def teardown(exc: BaseException | None) -> None:
+        torn_down.append((request.endpoint, request.view_args))
+
+    client = client_of(app, interface)
+    moved = client.get("/folder")
+    assert (moved.status_code, moved.headers["Location"]) == (308, "/folder/")
+    assert moved.headers["X-Endpoint"] == "None"
+    options = client.open("/folder/", method="OPTIONS")
+    assert (options.status_code, options.headers["Allow"]) == (204, "GET, HEAD, OPTIONS")
+    assert options.headers["X-Endpoint"] == "None"
+    assert client.get("/folder/").headers["X-Endpoint"] == "folder"
+    assert torn_down == [(None, None), (None, None), ("folder", {})]

@@ -23,7 +23,7 @@ import contextlib
 import logging
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Final
 from urllib.parse import unquote_to_bytes
@@ -119,9 +119,17 @@ async def stop_mounts(inner_apps: list[App], lifespans: list[MountedLifespan]) -
 
 
 def with_mounts(
-    app: App, served: ASGIApp, lifespans: list[MountedLifespan], pools: ThreadPools
+    app: App,
+    served: ASGIApp,
+    lifespans: list[MountedLifespan],
+    pools: ThreadPools,
+    trusted_hosts: Collection[str] | None = None,
 ) -> ASGIApp:
     """Return ``served``, or an ASGI application that first diverts mounted paths.
+
+    ``trusted_hosts`` are those each request gets: where an App has rules
+    with a host, its root mount takes only what they do not, on a host it
+    trusts.
 
     PERF: an App without foreign mounts is served as it is.
     """
@@ -134,7 +142,13 @@ def with_mounts(
         if kind == "http" or kind == "websocket":
             root_path = scope.get("root_path") or ""
             path, root_path = split_path(scope["path"], root_path)
-            found = find_foreign(app, path, scope.get("method") or "GET", kind == "websocket")
+
+            def request() -> ASGIRequest:
+                # Only for its host: the body is left to whoever answers.
+                return ASGIRequest(scope, receive, trusted_hosts=trusted_hosts)
+
+            method = scope.get("method") or "GET"
+            found = find_foreign(app, path, method, kind == "websocket", request)
             if found is not None:
                 mount, prefix = found
                 child = dict(scope)

@@ -278,3 +278,24 @@ def test_hooks_read_no_endpoint_where_routing_answered(interface: str) -> None:
     assert options.headers["X-Endpoint"] == "None"
     assert client.get("/folder/").headers["X-Endpoint"] == "folder"
     assert torn_down == [(None, None), (None, None), ("folder", {})]
+
+
+def test_get_data_as_text_replaces_bytes_that_are_not_utf8(interface: str) -> None:
+    # As in Werkzeug: a client's body that is not UTF-8 never fails the view.
+    app = Flask(__name__)
+
+    @app.post("/sync")
+    def sync_text() -> str:
+        text: str = request.get_data(as_text=True)
+        return text
+
+    @app.post("/async")
+    async def async_text() -> str:
+        text: str = await request.get_data(as_text=True)
+        return text
+
+    client = client_of(app, interface)
+    for path in ("/sync", "/async"):
+        answer = client.post(path, data=b"caf\xe9 \xff ok")
+        assert (answer.status_code, answer.text) == (200, "caf\ufffd \ufffd ok")
+        assert client.post(path, data="café".encode()).text == "café"

@@ -241,6 +241,26 @@ def test_with_client_keeps_the_last_requests_context(interface: str) -> None:
     assert not has_request_context()
 
 
+def test_with_client_keeps_the_context_of_a_request_that_raised(interface: str) -> None:
+    # As in Flask: after a view's exception propagates to the test, the
+    # proxies show that request, never the one before it.
+    app = make_app()
+    app.testing = True
+
+    @app.route("/fail")
+    def fail() -> str:
+        raise ZeroDivisionError
+
+    client = client_of(app, interface)
+    with client:
+        client.get("/echo/a?step=1")
+        assert request.args["step"] == "1"
+        with pytest.raises(ZeroDivisionError):
+            client.get("/fail?step=2")
+        assert (request.path, request.args["step"]) == ("/fail", "2")
+    assert not has_request_context()
+
+
 def test_proxies_outside_a_context_say_so() -> None:
     with pytest.raises(RuntimeError, match="outside of request context"):
         request.method  # noqa: B018

@@ -546,4 +546,4 @@ def to_asgi(
     )
     # A mounted ASGI or WSGI application is called before the App (see App.mount).
     trusted = app.config.trusted_hosts if trusted_hosts is None else trusted_hosts
-    return with_mounts(app, served, lifespans, pools, trusted)
+    return with_mounts(app, served, lifespans, pools, trusted, proxy_policy)

@@ -32,6 +32,7 @@ from sansio_http.app import App
 from sansio_http.app._mounts import Mount, find_foreign, foreign_mounts, mounted_apps, shown
 from sansio_http.app._static import prepare_static
 from sansio_http.messages._errors import InternalServerError
+from sansio_http.messages._proxy import ProxyPolicy
 
 from ._request import ASGIRequest
 from ._scope import split_path
@@ -124,12 +125,13 @@ def with_mounts(
     lifespans: list[MountedLifespan],
     pools: ThreadPools,
     trusted_hosts: Collection[str] | None = None,
+    proxy_policy: ProxyPolicy | None = None,
 ) -> ASGIApp:
     """Return ``served``, or an ASGI application that first diverts mounted paths.
 
-    ``trusted_hosts`` are those each request gets: where an App has rules
-    with a host, its root mount takes only what they do not, on a host it
-    trusts.
+    ``trusted_hosts`` are those each request gets, and ``proxy_policy`` what
+    the App reads its host through: where an App has rules with a host, its
+    root mount takes only what they do not, on a host it trusts.
 
     PERF: an App without foreign mounts is served as it is.
     """
@@ -144,8 +146,10 @@ def with_mounts(
             path, root_path = split_path(scope["path"], root_path)
 
             def request() -> ASGIRequest:
-                # Only for its host: the body is left to whoever answers.
-                return ASGIRequest(scope, receive, trusted_hosts=trusted_hosts)
+                # Only for its host, as the App reads it: the body is left to
+                # whoever answers.
+                made = ASGIRequest(scope, receive, trusted_hosts=trusted_hosts)
+                return made if proxy_policy is None else proxy_policy.apply(made)
 
             method = scope.get("method") or "GET"
             found = find_foreign(app, path, method, kind == "websocket", request)

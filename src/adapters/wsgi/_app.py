@@ -350,4 +350,4 @@ def to_wsgi(
     )
     # A mounted WSGI application is called before the App (see App.mount).
     trusted = app.config.trusted_hosts if trusted_hosts is None else trusted_hosts
-    return with_mounts(app, served, trusted)
+    return with_mounts(app, served, trusted, proxy_policy)

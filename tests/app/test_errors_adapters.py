@@ -342,3 +342,20 @@ def test_stream_returns_once_the_first_chunk_is_made(interface: str) -> None:
         assert response.status_code == 200
         assert made == [b"", b"one"]
         assert response.read() == b"onetwo"
+
+
+def test_the_log_of_an_unhandled_exception_holds_the_path_encoded(
+    interface: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The path is the client's: decoded, a %0A in it would start a line of
+    # the log that the client wrote.
+    app = App()
+
+    @app.get("/<rest>")
+    def crash(request: Request, rest: str) -> str:
+        raise KeyError(rest)
+
+    c = client(app, interface, raise_app_exceptions=False)
+    assert c.get("/a%0D%0AERROR forged%20line").status_code == 500
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("unhandled")]
+    assert logged == ["unhandled exception in GET /a%0D%0AERROR%20forged%20line"]

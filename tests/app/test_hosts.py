@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sansio_http import App, AppConfig, Blueprint, Request
+from sansio_http import App, AppConfig, Blueprint, ProxyPolicy, Request
 from sansio_http.asgi import to_asgi
 from sansio_http.testing import Client, WebSocketDenied
 from sansio_http.wsgi import to_wsgi
@@ -346,3 +346,54 @@ def test_the_root_mount_takes_what_no_rule_of_a_trusted_host_takes(interface: st
     assert c.get("http://acme.example.com/").text == "acme"
     assert c.get("http://acme.example.com/legacy").text == "old site"
     assert c.get("http://acme.example.org/legacy").status_code == 400
+
+
+def test_a_foreign_root_mount_takes_what_no_rule_of_a_trusted_host_takes(interface: str) -> None:
+    # A WSGI application at the root is called by the adapter, which must
+    # route by the host as the App does: neither hide the host rules nor
+    # take a request on a host the App refuses.
+    def legacy(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"legacy " + environ["PATH_INFO"].encode()]
+
+    app = App(config=AppConfig(trusted_hosts=[".example.com"]))
+    app.get("/", host="<tenant>.example.com", endpoint="tenant")(
+        lambda request, tenant: f"tenant {tenant}"
+    )
+    app.get("/status", host="api.example.com", endpoint="status")(lambda request: "up")
+    app.mount("/", legacy)
+    c = client(app, interface)
+    assert c.get("http://acme.example.com/").text == "tenant acme"
+    assert c.get("http://api.example.com/status").text == "up"
+    assert c.get("http://acme.example.com/status").text == "legacy /status"
+    assert c.get("http://acme.example.com/old").text == "legacy /old"
+    assert c.get("http://acme.example.org/").status_code == 400
+    assert c.get("http://acme.example.org/old").status_code == 400
+
+
+def test_a_foreign_root_mount_reads_the_host_through_the_proxy_policy(interface: str) -> None:
+    # Behind a proxy that forwards the host, the adapter chooses between the
+    # App and its root mount by the host the App routes by: the forwarded one.
+    def legacy(environ: dict[str, Any], start_response: Any) -> list[bytes]:
+        start_response("200 OK", [("Content-Type", "text/plain")])
+        return [b"legacy"]
+
+    app = App(config=AppConfig(trusted_hosts=[".example.com"]))
+    app.get("/status", host="api.example.com", endpoint="status")(lambda request: "up")
+    app.mount("/", legacy)
+    policy = ProxyPolicy(x_host=1)
+    served: Any = (
+        to_wsgi(app, proxy_policy=policy)
+        if interface == "wsgi"
+        else to_asgi(app, proxy_policy=policy)
+    )
+    c = Client(served, interface="wsgi" if interface == "wsgi" else "asgi")
+    inside = {"Host": "backend.internal:8000"}
+    assert c.get("/status", headers={**inside, "X-Forwarded-Host": "api.example.com"}).text == "up"
+    assert c.get("/old", headers={**inside, "X-Forwarded-Host": "api.example.com"}).text == "legacy"
+    assert c.get("/status", headers={**inside, "X-Forwarded-Host": "www.example.com"}).text == (
+        "legacy"
+    )
+    assert c.get("/status", headers={**inside, "X-Forwarded-Host": "evil.example"}).status_code == (
+        400
+    )

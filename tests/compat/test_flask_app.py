@@ -366,6 +366,23 @@ def test_max_content_length_is_the_body_limit(interface: str) -> None:
     assert client.post("/", data=b"x" * 11).status_code == 413
 
 
+def test_trusted_hosts_refuse_other_hosts(interface: str) -> None:
+    # Flask 3.1's TRUSTED_HOSTS: a Host outside them is a 400, never the
+    # host of an external URL.
+    app = Flask(__name__)
+    app.config["TRUSTED_HOSTS"] = ["example.com", ".example.org"]
+
+    @app.route("/")
+    def index() -> str:
+        return url_for("index", _external=True)
+
+    client = client_of(app, interface)
+    assert client.get("http://example.com/").text == "http://example.com/"
+    assert client.get("http://www.example.org/").text == "http://www.example.org/"
+    assert client.get("http://evil.example/").status_code == 400
+    assert client.get("/", headers={"Host": "example.com.evil.example"}).status_code == 400
+
+
 def test_options_the_layer_lacks_are_refused_by_name() -> None:
     with pytest.raises(TypeError, match="subdomain_matching"):
         Flask(__name__, subdomain_matching=True)

@@ -205,6 +205,29 @@ def test_stream_with_context_reads_the_request_after_the_view(interface: str) ->
     assert client_of(app, interface).get("/stream?x=1").data == b"path=/stream"
 
 
+def test_stream_with_context_closes_the_stream_in_the_request_context(interface: str) -> None:
+    # A client that leaves mid-stream: the generator's clean-up runs at once,
+    # once, and still sees the request, as in Flask.
+    app = Flask(__name__)
+    cleaned: list[str] = []
+
+    @app.route("/stream")
+    def stream() -> Any:
+        def parts() -> Any:
+            try:
+                yield "first"
+                yield "second"
+            finally:
+                cleaned.append(request.path)
+
+        return stream_with_context(parts())
+
+    client = client_of(app, interface)
+    with client.stream("GET", "/stream") as response:
+        assert next(response.iter_bytes()) == b"first"
+    assert cleaned == ["/stream"]
+
+
 def test_stream_with_context_needs_a_request() -> None:
     with pytest.raises(RuntimeError, match="request context"):
         stream_with_context(iter(["x"]))

@@ -241,9 +241,81 @@ def test_with_client_keeps_the_last_requests_context(interface: str) -> None:
     assert not has_request_context()
 
 
+def test_with_client_keeps_the_context_of_a_request_that_raised(interface: str) -> None:
+    # As in Flask: after a view's exception propagates to the test, the
+    # proxies show that request, never the one before it.
+    app = make_app()
+    app.testing = True
+
+    @app.route("/fail")
+    def fail() -> str:
+        raise ZeroDivisionError
+
+    client = client_of(app, interface)
+    with client:
+        client.get("/echo/a?step=1")
+        assert request.args["step"] == "1"
+        with pytest.raises(ZeroDivisionError):
+            client.get("/fail?step=2")
+        assert (request.path, request.args["step"]) == ("/fail", "2")
+    assert not has_request_context()
+
+
 def test_proxies_outside_a_context_say_so() -> None:
     with pytest.raises(RuntimeError, match="outside of request context"):
         request.method  # noqa: B018
     with pytest.raises(RuntimeError, match="outside of application context"):
         g.x  # noqa: B018
     assert not bool(request)
+
+
+def test_hooks_read_no_endpoint_where_routing_answered(interface: str) -> None:
+    # The 308 to the slashed path and the 204 to OPTIONS are routing answers,
+    # not errors: the hooks that run around them read request.endpoint as None
+    # (as in Flask), and the after_request hook's header reaches the client.
+    app = Flask(__name__)
+    torn_down: list[Any] = []
+
+    @app.route("/folder/")
+    def folder() -> str:
+        return "folder"
+
+    @app.after_request
+    def mark(response: Any) -> Any:
+        response.headers["X-Endpoint"] = str(request.endpoint)
+        return response
+
+    @app.teardown_request
+    def teardown(exc: BaseException | None) -> None:
+        torn_down.append((request.endpoint, request.view_args))
+
+    client = client_of(app, interface)
+    moved = client.get("/folder")
+    assert (moved.status_code, moved.headers["Location"]) == (308, "/folder/")
+    assert moved.headers["X-Endpoint"] == "None"
+    options = client.open("/folder/", method="OPTIONS")
+    assert (options.status_code, options.headers["Allow"]) == (204, "GET, HEAD, OPTIONS")
+    assert options.headers["X-Endpoint"] == "None"
+    assert client.get("/folder/").headers["X-Endpoint"] == "folder"
+    assert torn_down == [(None, None), (None, None), ("folder", {})]
+
+
+def test_get_data_as_text_replaces_bytes_that_are_not_utf8(interface: str) -> None:
+    # As in Werkzeug: a client's body that is not UTF-8 never fails the view.
+    app = Flask(__name__)
+
+    @app.post("/sync")
+    def sync_text() -> str:
+        text: str = request.get_data(as_text=True)
+        return text
+
+    @app.post("/async")
+    async def async_text() -> str:
+        text: str = await request.get_data(as_text=True)
+        return text
+
+    client = client_of(app, interface)
+    for path in ("/sync", "/async"):
+        answer = client.post(path, data=b"caf\xe9 \xff ok")
+        assert (answer.status_code, answer.text) == (200, "caf\ufffd \ufffd ok")
+        assert client.post(path, data="café".encode()).text == "café"

@@ -550,4 +550,5 @@ def to_asgi(
         threads=pools,
     )
     # A mounted ASGI or WSGI application is called before the App (see App.mount).
-    return with_mounts(app, served, lifespans, pools)
+    trusted = app.config.trusted_hosts if trusted_hosts is None else trusted_hosts
+    return with_mounts(app, served, lifespans, pools, trusted, proxy_policy)

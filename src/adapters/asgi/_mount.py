@@ -23,7 +23,7 @@ import contextlib
 import logging
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Final
 from urllib.parse import unquote_to_bytes
@@ -32,6 +32,7 @@ from sansio_http.app import App
 from sansio_http.app._mounts import Mount, find_foreign, foreign_mounts, mounted_apps, shown
 from sansio_http.app._static import prepare_static
 from sansio_http.messages._errors import InternalServerError
+from sansio_http.messages._proxy import ProxyPolicy
 
 from ._request import ASGIRequest
 from ._scope import split_path
@@ -119,9 +120,18 @@ async def stop_mounts(inner_apps: list[App], lifespans: list[MountedLifespan]) -
 
 
 def with_mounts(
-    app: App, served: ASGIApp, lifespans: list[MountedLifespan], pools: ThreadPools
+    app: App,
+    served: ASGIApp,
+    lifespans: list[MountedLifespan],
+    pools: ThreadPools,
+    trusted_hosts: Collection[str] | None = None,
+    proxy_policy: ProxyPolicy | None = None,
 ) -> ASGIApp:
     """Return ``served``, or an ASGI application that first diverts mounted paths.
+
+    ``trusted_hosts`` are those each request gets, and ``proxy_policy`` what
+    the App reads its host through: where an App has rules with a host, its
+    root mount takes only what they do not, on a host it trusts.
 
     PERF: an App without foreign mounts is served as it is.
     """
@@ -134,7 +144,15 @@ def with_mounts(
         if kind == "http" or kind == "websocket":
             root_path = scope.get("root_path") or ""
             path, root_path = split_path(scope["path"], root_path)
-            found = find_foreign(app, path, scope.get("method") or "GET", kind == "websocket")
+
+            def request() -> ASGIRequest:
+                # Only for its host, as the App reads it: the body is left to
+                # whoever answers.
+                made = ASGIRequest(scope, receive, trusted_hosts=trusted_hosts)
+                return made if proxy_policy is None else proxy_policy.apply(made)
+
+            method = scope.get("method") or "GET"
+            found = find_foreign(app, path, method, kind == "websocket", request)
             if found is not None:
                 mount, prefix = found
                 child = dict(scope)

@@ -349,4 +349,5 @@ def to_wsgi(
         head_limits=head_limits,
     )
     # A mounted WSGI application is called before the App (see App.mount).
-    return with_mounts(app, served)
+    trusted = app.config.trusted_hosts if trusted_hosts is None else trusted_hosts
+    return with_mounts(app, served, trusted, proxy_policy)

@@ -11,15 +11,17 @@ never reach it.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import Any
 
 from sansio_http.app import App
 from sansio_http.app._mounts import find_foreign, foreign_mounts, mounted_apps, shown
 from sansio_http.app._static import prepare_static
+from sansio_http.messages._proxy import ProxyPolicy
 
 from ._environ import decode_path
 from ._lifespan import hold
+from ._request import WSGIRequest
 from ._response import StartResponse
 from ._runner import CoroutineRunner
 
@@ -72,8 +74,17 @@ def stop_mounts(inner_apps: list[App]) -> None:
         raise error
 
 
-def with_mounts(app: App, served: WSGIApplication) -> WSGIApplication:
+def with_mounts(
+    app: App,
+    served: WSGIApplication,
+    trusted_hosts: Collection[str] | None = None,
+    proxy_policy: ProxyPolicy | None = None,
+) -> WSGIApplication:
     """Return ``served``, or a WSGI application that first diverts mounted paths.
+
+    ``trusted_hosts`` are those each request gets, and ``proxy_policy`` what
+    the App reads its host through: where an App has rules with a host, its
+    root mount takes only what they do not, on a host it trusts.
 
     PERF: an App without foreign mounts is served as it is, without a call
     more per request.
@@ -84,7 +95,15 @@ def with_mounts(app: App, served: WSGIApplication) -> WSGIApplication:
     def application(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
         path = decode_path(environ.get("PATH_INFO", ""))
         method = environ.get("REQUEST_METHOD") or "GET"
-        found = find_foreign(app, path if path[:1] == "/" else "/" + path, method.upper())
+
+        def request() -> WSGIRequest:
+            # Only for its host, as the App reads it: the body is left to
+            # whoever answers.
+            made = WSGIRequest(environ, trusted_hosts=trusted_hosts)
+            return made if proxy_policy is None else proxy_policy.apply(made)
+
+        path = path if path[:1] == "/" else "/" + path
+        found = find_foreign(app, path, method.upper(), request=request)
         if found is None:
             return served(environ, start_response)
         mount, prefix = found

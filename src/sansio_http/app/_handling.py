@@ -17,6 +17,7 @@ from sansio_http.app._config import AppConfig
 from sansio_http.app._debug import is_local, traceback_page
 from sansio_http.app._responses import _ResponseMaking
 from sansio_http.app._scaffold import ErrorKey, _Scaffold
+from sansio_http.http._urls import quote_path
 from sansio_http.messages._abort import _ResponseAnswer
 from sansio_http.messages._errors import HTTPError, HTTPException, InternalServerError
 from sansio_http.messages._request import Request
@@ -106,10 +107,12 @@ class _ErrorHandling(_ResponseMaking):
         unhandled = answer
         if propagate or (propagate is None and request.propagate_exceptions):
             raise unhandled
+        # SECURITY: the path percent-encoded, as the adapters log it: a
+        # decoded %0A would start a log line that the client wrote.
         log.error(
             "unhandled exception in %s %s",
             request.method,
-            request.path,
+            quote_path(request.path),
             exc_info=(type(unhandled), unhandled, unhandled.__traceback__),
         )
         server_error = InternalServerError(original_exception=unhandled)

@@ -29,7 +29,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any, Final, Literal, Protocol
 
+from sansio_http.app._config import AppConfig
 from sansio_http.app._endpoints import Endpoint
+from sansio_http.app._hosts import routed_host
 from sansio_http.messages._errors import HTTPException
 from sansio_http.messages._request import Request
 from sansio_http.messages._response import Response
@@ -74,6 +76,7 @@ class Mountable(Protocol):
 
     _mounts: Mounts
     router: Router
+    config: AppConfig
 
     def dispatch_sync(self, request: Request) -> Response:
         """Answer a request from sync code."""
@@ -272,7 +275,11 @@ def foreign_mounts(app: Mountable) -> list[tuple[str, Mount]]:
 
 
 def find_foreign(
-    app: Mountable, path: str, method: str, websocket: bool = False
+    app: Mountable,
+    path: str,
+    method: str,
+    websocket: bool = False,
+    request: Callable[[], Request] | None = None,
 ) -> tuple[Mount, str] | None:
     """Return the foreign application that takes ``path``, and its full prefix.
 
@@ -286,6 +293,8 @@ def find_foreign(
         path: The request's path below the App's root path.
         method: The request's method, upper-case.
         websocket: Whether the request is a websocket handshake.
+        request: Makes the request, for its host, where an App on the way
+            has rules with a host (see :func:`routes`).
 
     Returns:
         The mount and the prefixes consumed on the way (``/api/legacy`` for
@@ -307,23 +316,40 @@ def find_foreign(
             app = mount.application
             continue
         fallback = mounts.fallback
-        if fallback is None or routes(app, path, method, websocket):
+        if fallback is None or routes(app, path, method, websocket, request):
             return None
         if fallback.kind != "app":
             return fallback, consumed
         app = fallback.application
 
 
-def routes(app: Mountable, path: str, method: str, websocket: bool = False) -> bool:
+def routes(
+    app: Mountable,
+    path: str,
+    method: str,
+    websocket: bool = False,
+    request: Callable[[], Request] | None = None,
+) -> bool:
     """Tell whether a rule of ``app`` takes ``path``, so that its root mount does not.
 
     A rule takes the path whatever the method: the App answers a method
     its rules do not take (405, or 204 to OPTIONS), and a path its rules
     take only with a trailing slash (308), as it would without a root mount.
+    Where the App has rules with a host, they are matched against the host
+    of the request that ``request`` makes, as the App's dispatch matches
+    them; a host the App does not trust is the App's to answer (its 400).
     """
+    router = app.router
     try:
-        return app.router.find(path, method, websocket=websocket) is not None
-    except HTTPException:
+        host = None
+        if router.has_hosts and request is not None:
+            # SECURITY: as in the App's dispatch, the host only through the
+            # trusted hosts, so that a root mount never hides a host rule
+            # nor takes a request the App refuses.
+            host = routed_host(request(), app.config.trusted_hosts)
+        return router.find(path, method, websocket=websocket, host=host) is not None
+    except (HTTPException, RuntimeError):
+        # RuntimeError: no trusted hosts at all, which the App's dispatch names.
         return True
 
 

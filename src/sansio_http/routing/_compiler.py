@@ -17,6 +17,7 @@ from typing import Any
 
 from sansio_http.routing._converters import _MAX_DIGITS, Converter, IntegerConverter, PathConverter
 from sansio_http.routing._rules import Match, Rule, _Part
+from sansio_http.routing._split import splitter
 
 
 class _Node:
@@ -105,6 +106,7 @@ def _segment_converter(part: _Part) -> Callable[[str], Any]:
     converters = part.converters
     if len(converters) > 1:
         pairs = list(zip(converters, part.groups, strict=True))
+        linear = splitter(part)
 
         def convert_many(segment: str) -> Any:
             matched = fullmatch(segment)
@@ -112,7 +114,21 @@ def _segment_converter(part: _Part) -> Callable[[str], Any]:
                 return _NO_MATCH
             return [c.to_python(matched[group]) for c, group in pairs]
 
-        return convert_many
+        if linear is None:
+            return convert_many
+        cheap, split = linear
+
+        def convert_split(segment: str) -> Any:
+            # SECURITY: past ``cheap`` characters the regex may backtrack for
+            # seconds; the split answers alike in linear time (see _split).
+            if len(segment) <= cheap:
+                return convert_many(segment)
+            texts = split(segment)
+            if texts is None:
+                return _NO_MATCH
+            return [c.to_python(text) for c, text in zip(converters, texts, strict=True)]
+
+        return convert_split
     converter = converters[0]
     to_python = converter.to_python
     if type(converter) is IntegerConverter and part.pattern.pattern == r"(\d+)":

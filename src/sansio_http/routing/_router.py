@@ -195,18 +195,20 @@ class Router:
         pieces = list(_PLACEHOLDER.finditer(segment))
         if not pieces:
             return segment
-        regex, specs, found, groups = [], [], [], []
+        regex, specs, found, groups, literals = [], [], [], [], []
         position, group = 0, 1
         for match in pieces:
             spec, converter = self._converter(match, rule)
             converters[match["name"]] = converter
             specs.append(spec)
             found.append(converter)
+            literals.append(segment[position : match.start()])
             regex.append(re.escape(segment[position : match.start()]))
             regex.append(f"({converter.regex})")
             groups.append(group)
             group += 1 + re.compile(converter.regex).groups
             position = match.end()
+        literals.append(segment[position:])
         regex.append(re.escape(segment[position:]))
         source = "".join(regex)
         literal = len(segment) - sum(len(match[0]) for match in pieces)
@@ -218,6 +220,7 @@ class Router:
             weight=min(c.weight for c in found) - literal,
             spans=any(c.spans_segments for c in found),
             whole=len(pieces) == 1 and pieces[0][0] == segment,
+            literals=tuple(literals),
         )
 
     def _converter(self, match: re.Match[str], rule: Rule) -> tuple[Any, Converter]:

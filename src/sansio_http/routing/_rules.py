@@ -47,6 +47,8 @@ class _Part:
         spans: Whether a placeholder may hold slashes, so that the part
             takes one segment or more.
         whole: Whether one placeholder fills the segment.
+        literals: The literal texts around the placeholders, one more than
+            them (``""`` where two touch or one starts or ends the segment).
     """
 
     pattern: re.Pattern[str]
@@ -56,6 +58,7 @@ class _Part:
     weight: int
     spans: bool
     whole: bool
+    literals: tuple[str, ...] = ()
 
 
 @dataclass

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
-from sansio_http import App, HTTPError, JSONResponse, Request, Response, SessionMiddleware
+from sansio_http import App, HTTPException, JSONResponse, Request, Response, SessionMiddleware
 from sansio_http.app import Blueprint as AppBlueprint
 from sansio_http.bodies._body import BodyRequest
 from sansio_http.compat.flask._config import DEFAULT_CONFIG, Config
@@ -359,12 +359,16 @@ class Flask(FlaskScaffold, App):
         self.do_teardown_appcontext(exc)
 
     def _route_of(self, request: BodyRequest) -> tuple[str | None, dict[str, Any] | None]:
-        """Return the endpoint and the route values of a request, or Nones."""
+        """Return the endpoint and the route values of a request, or Nones.
+
+        Nones too where routing answered without a rule: the 308 to the
+        slashed path and the 204 to OPTIONS are no errors, but no view either.
+        """
         try:
             found = self.router.find(
                 request.path, request.method, websocket=request.scheme in ("ws", "wss")
             )
-        except HTTPError:
+        except HTTPException:
             return None, None
         if found is None:
             return None, None

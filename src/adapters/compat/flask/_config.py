@@ -34,6 +34,7 @@ DEFAULT_CONFIG: Mapping[str, Any] = {
     "SEND_FILE_MAX_AGE_DEFAULT": None,
     "TEMPLATES_AUTO_RELOAD": None,
     "EXPLAIN_TEMPLATE_LOADING": False,
+    "TRUSTED_HOSTS": None,
     # Which adapter app.test_client() mounts the app with: "wsgi" or "asgi".
     "TESTING_INTERFACE": "wsgi",
 }
@@ -70,6 +71,18 @@ class Config(dict[str, Any]):
         """``MAX_CONTENT_LENGTH``, else the App's default (16 MiB)."""
         value = self.get("MAX_CONTENT_LENGTH")
         return self.app_config.max_content_length if value is None else int(value)
+
+    @property
+    def trusted_hosts(self) -> list[str] | None:
+        """``TRUSTED_HOSTS`` (Flask 3.1's), else the App's setting: the hosts requests may name.
+
+        A request whose Host is not among them is a 400, and ``url_for``
+        never builds an external URL on such a host.
+        """
+        value = self.get("TRUSTED_HOSTS")
+        if value is None:
+            return self.app_config.trusted_hosts  # type: ignore[return-value]
+        return [value] if isinstance(value, str) else list(value)
 
     def __getattr__(self, name: str) -> Any:
         # The other settings of the App (threads, form_limits...).

@@ -201,7 +201,9 @@ def send_from_directory(directory: str | os.PathLike[str], path: str, **kwargs: 
 def stream_with_context(generator: Iterable[Any] | Callable[..., Iterable[Any]]) -> Any:
     """Keep the request's context for a streamed body pulled after the view returned.
 
-    Takes a generator, or decorates a generator function.
+    Takes a generator, or decorates a generator function. Closing the
+    stream before its end (a client that leaves) closes the generator at
+    once, in the request's context, so its ``finally`` sees ``request``.
     """
     if callable(generator) and not isinstance(generator, Iterator):
         function = generator
@@ -221,10 +223,18 @@ def stream_with_context(generator: Iterable[Any] | Callable[..., Iterable[Any]])
     iterator = iter(generator)
 
     def pulled() -> Iterator[Any]:
-        while True:
-            try:
-                yield context.run(next, iterator)
-            except StopIteration:
-                return
+        try:
+            while True:
+                try:
+                    yield context.run(next, iterator)
+                except StopIteration:
+                    return
+        finally:
+            # Closed early (a client gone, a response replaced): the stream's
+            # clean-up runs now, in the request's context, as in Flask; not
+            # later, from the garbage collector, without it.
+            close = getattr(iterator, "close", None)
+            if close is not None:
+                context.run(close)
 
     return pulled()

@@ -216,14 +216,18 @@ class Request:
         return self._read("data", self._request.get_data, self._request.body)
 
     def get_data(self, cache: bool = True, as_text: bool = False) -> Any:
-        """Return the body, as bytes or text (a coroutine in an async view)."""
+        """Return the body, as bytes or text (a coroutine in an async view).
+
+        As text, bytes that are not UTF-8 read as U+FFFD, as in Werkzeug:
+        the client's body never makes the view fail.
+        """
         if self._blocking():
             data = self._request.get_data()
-            return data.decode() if as_text else data
+            return data.decode("utf-8", "replace") if as_text else data
 
         async def read() -> Any:
             data = await self._request.body()
-            return data.decode() if as_text else data
+            return data.decode("utf-8", "replace") if as_text else data
 
         return read()
 

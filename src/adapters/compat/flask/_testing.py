@@ -132,14 +132,20 @@ class FlaskClient(Client):
         kept = self.application._kept_contexts
         if kept is not None:
             kept.clear()
-        response = super().request(method, url, **options)
+        try:
+            response = super().request(method, url, **options)
+        finally:
+            # Inside `with client:` the context of this request replaces the
+            # last one, also when the request raised (as Flask keeps it for
+            # inspection): the proxies never show an earlier request's data.
+            if self._preserving and kept is not None:
+                self._release()
+                if kept:
+                    self._token = kept[-1].push()
+                kept.clear()
         response.__class__ = TestResponse
         for previous in response.history:
             previous.__class__ = TestResponse
-        if self._preserving and kept:
-            self._release()
-            self._token = kept[-1].push()
-            kept.clear()
         return response  # type: ignore[return-value]
 
     def get(self, url: str = "/", **options: Any) -> TestResponse:

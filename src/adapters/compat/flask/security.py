@@ -53,10 +53,18 @@ def generate_password_hash(password: str, method: str = "scrypt", salt_length: i
 
 
 def check_password_hash(pwhash: str, password: str) -> bool:
-    """Check a password against a hash that ``generate_password_hash`` (or Werkzeug) made."""
+    """Check a password against a hash that ``generate_password_hash`` (or Werkzeug) made.
+
+    A stored hash that is malformed, names an unknown method or parameters
+    out of range, or holds a digest that is not ASCII, checks no password: the
+    answer is ``False``, never an exception.
+    """
     try:
         method, salt, digest = pwhash.split("$", 2)
         computed, _ = _hash(method, salt, password)
-    except ValueError:
+        # Bytes, as str.compare_digest raises TypeError on a non-ASCII digest.
+        return hmac.compare_digest(computed.encode(), digest.encode())
+    except (ValueError, OverflowError):
+        # ValueError covers UnicodeEncodeError (a lone surrogate) and the
+        # parameters hashlib refuses; OverflowError, numbers past a C long.
         return False
-    return hmac.compare_digest(computed, digest)

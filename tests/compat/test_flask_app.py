@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import threading
 from typing import Any
 
 import pytest
@@ -394,3 +396,52 @@ def test_options_the_layer_lacks_are_refused_by_name() -> None:
 
 def test_the_logger_is_named_after_the_app() -> None:
     assert Flask("myapp").logger.name == "myapp"
+
+
+def test_two_first_wsgi_requests_at_once_make_one_wsgi_application(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sansio_http.wsgi
+
+    real_to_wsgi = sansio_http.wsgi.to_wsgi
+    entered, release, second = threading.Event(), threading.Event(), threading.Event()
+    calls: list[int] = []
+
+    def slow_to_wsgi(app: Any) -> Any:
+        calls.append(1)
+        if len(calls) > 1:
+            second.set()
+        entered.set()
+        assert release.wait(10)
+        return real_to_wsgi(app)
+
+    monkeypatch.setattr(sansio_http.wsgi, "to_wsgi", slow_to_wsgi)
+    app = Flask(__name__)
+    app.add_url_rule("/", "index", lambda: "hi")
+    statuses: list[str] = []
+
+    def first_request() -> None:
+        environ = {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": "/",
+            "SERVER_NAME": "localhost",
+            "HTTP_HOST": "localhost",
+            "SERVER_PORT": "80",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(),
+            "wsgi.errors": io.StringIO(),
+        }
+        b"".join(app.wsgi_app(environ, lambda status, headers, *exc: statuses.append(status)))
+
+    threads = [threading.Thread(target=first_request) for _ in range(2)]
+    threads[0].start()
+    assert entered.wait(10)
+    threads[1].start()
+    # Without the lock, the second request calls to_wsgi at once.
+    assert not second.wait(1)
+    release.set()
+    for thread in threads:
+        thread.join(10)
+    assert calls == [1]
+    assert statuses == ["200 OK", "200 OK"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from datetime import timedelta
 from typing import IO, TYPE_CHECKING, Any, TypeVar
@@ -130,6 +131,7 @@ class Flask(FlaskScaffold, App):
         self._kept_contexts: list[RequestContext] | None = None
         self._wsgi: Any = None
         self._asgi: Any = None
+        self._made_lock = threading.Lock()
 
     # -- settings ----------------------------------------------------------------
 
@@ -462,11 +464,17 @@ class Flask(FlaskScaffold, App):
 
     def wsgi_app(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
         """The WSGI application (``to_wsgi(app)``, made once)."""
-        if self._wsgi is None:
+        application = self._wsgi
+        if application is None:
             from sansio_http.wsgi import to_wsgi
 
-            self._wsgi = to_wsgi(self)
-        return self._wsgi(environ, start_response)
+            # Threaded servers may send two first requests at once: one
+            # to_wsgi (one runner, one exit hook) whichever comes first.
+            with self._made_lock:
+                if self._wsgi is None:
+                    self._wsgi = to_wsgi(self)
+                application = self._wsgi
+        return application(environ, start_response)
 
     async def asgi_app(self, scope: Any, receive: Any, send: Any) -> None:
         """The ASGI application (``to_asgi(app)``, made once).

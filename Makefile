@@ -77,7 +77,9 @@ $(VENV_C)/.deps: pyproject.toml
 	$(VENV_C)/bin/python -m pip install --quiet '.[test,docs,server,bench,flask]'
 	touch $@
 
+# setuptools reuses build/lib.*: a module no longer compiled would keep its old extension.
 $(VENV_C)/.installed: $(VENV_C)/.deps setup.py $(shell find src -name "*.py")
+	rm -rf build/lib.* build/temp.*
 	SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python -m pip install --quiet --no-build-isolation \
 		--no-deps --force-reinstall .
 	touch $@

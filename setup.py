@@ -25,9 +25,14 @@ COMPILED = [
     "sansio_http.messages._head",
     "sansio_http.messages._length",
     "sansio_http.http._multidict",
+    "sansio_http.http._urlencoded",
+    "sansio_http.http._urls",
+    "sansio_http.http._hosts",
+    "sansio_http.http._parsers.cookies",
     "sansio_http.messages._response_fields",
     "sansio_http.routing._router",
     "sansio_http.wsgi._environ",
+    "sansio_http.wsgi._response",
     "sansio_http.asgi._scope",
 ]
 

@@ -32,7 +32,6 @@ COMPILED = [
     "sansio_http.messages._response_fields",
     "sansio_http.routing._router",
     "sansio_http.wsgi._environ",
-    "sansio_http.wsgi._response",
     "sansio_http.asgi._scope",
 ]
 

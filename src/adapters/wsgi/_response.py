@@ -44,7 +44,6 @@ from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any, Final, Protocol
 
 from sansio_http.app._context import request_var
-from sansio_http.http._compiled import mypyc_attr
 from sansio_http.messages._chunks import ChunkEncoder, idle_plan
 from sansio_http.messages._errors import InternalServerError
 from sansio_http.messages._files import FileBody, FileRegion
@@ -79,7 +78,7 @@ class StartResponse(Protocol):
         self,
         status: str,
         headers: list[tuple[str, str]],
-        exc_info: ExcInfo | None = None,
+        exc_info: ExcInfo | None = ...,
         /,
     ) -> Callable[[bytes], object]:
         """Begin the response; return the legacy ``write`` callable."""
@@ -293,7 +292,6 @@ def _run_each(response: Response, request: WSGIRequest) -> None:
             )
 
 
-@mypyc_attr(native_class=False)
 class _Closing(list[bytes]):
     """A body in memory whose ``close()`` runs the response's work after it."""
 
@@ -309,7 +307,6 @@ class _Closing(list[bytes]):
         _close_all(closers)
 
 
-@mypyc_attr(native_class=False)
 class FileShrankError(RuntimeError):
     """A file ended before the length its response head promised.
 
@@ -328,7 +325,6 @@ def _shrank(path: object) -> FileShrankError:
     return FileShrankError(f"{path!r} shrank while it was being sent")
 
 
-@mypyc_attr(native_class=False)
 class _FileRange(io.RawIOBase):
     """A file narrowed to one region, for ``wsgi.file_wrapper``.
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, TypeVar, overload
 
-from sansio_http.http._compiled import mypyc_attr
 from sansio_http.http._headers import DeferredHeaders
 from sansio_http.messages._errors import RequestHeaderFieldsTooLarge
 from sansio_http.messages._head import HeadLimits, check_framing, check_host, check_target
@@ -253,7 +252,6 @@ def _field(key: str, value: Any) -> tuple[bytes, bytes] | None:
     return (query_bytes(name), query_bytes(value))
 
 
-@mypyc_attr(native_class=False)
 class EnvironHeaders(DeferredHeaders):
     """The request headers of a WSGI environ, read from it on demand.
 

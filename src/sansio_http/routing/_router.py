@@ -14,7 +14,6 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 from urllib.parse import quote, unquote, urlencode
 
-from sansio_http.http._compiled import mypyc_attr
 from sansio_http.messages._errors import MethodNotAllowed, NotFound
 from sansio_http.routing._answers import AllowedMethods, RequestRedirect
 from sansio_http.routing._compiler import _Compiled, _Compiler, _Leaf, _Node, _Step
@@ -47,7 +46,6 @@ _BUILT_SAFE: Final = SEGMENT_SAFE + "/%"
 _Template = list["str | tuple[str, Converter]"]
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)
 class Router:
     """A set of rules, matched by path and method and built back into URLs.
 

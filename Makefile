@@ -13,7 +13,8 @@ PIP_EDITABLE := --config-settings editable_mode=strict
 # removes with .venv). This filter silences that notice alone; other warnings still show.
 EDITABLE_NOTICE := ignore:Editable installation
 
-.PHONY: serve test lint typecheck pytest test-compiled test-compiled-run docs dist bench bench-check bench-e2e \
+.PHONY: serve test lint typecheck pytest test-compiled test-compiled-run docs dist dist-compiled bench \
+	bench-check bench-e2e \
 	install install-dev relink clean
 
 $(BIN)/python:
@@ -77,7 +78,9 @@ $(VENV_C)/.deps: pyproject.toml
 	$(VENV_C)/bin/python -m pip install --quiet '.[test,docs,server,bench,flask]'
 	touch $@
 
+# setuptools reuses build/lib.*: a module no longer compiled would keep its old extension.
 $(VENV_C)/.installed: $(VENV_C)/.deps setup.py $(shell find src -name "*.py")
+	rm -rf build/lib.* build/temp.*
 	SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python -m pip install --quiet --no-build-isolation \
 		--no-deps --force-reinstall .
 	touch $@
@@ -94,11 +97,23 @@ test-compiled-run: $(VENV_C)/.installed
 	SANSIO_HTTP_COMPILED=1 $(VENV_C)/bin/python -m pytest tests -q -p no:cacheprovider
 
 # The sdist and the wheel built from it, in dist/, for `pip install dist/sansio_http-*.whl`
-# in another project. `make test` builds and checks them too (tests/packaging/).
+# in another project. `make test` builds and checks them too (tests/packaging/). Beside
+# them, where this machine can compile, the compiled wheel for its platform and Python
+# (dist-compiled), built in .venv-compiled, which has mypy.
 dist: $(VENV)/.installed-dev
 	rm -rf dist
 	$(BIN)/python -m build --quiet --outdir dist .
+	@if reason=$$($(PYTHON) scripts/can_compile.py); then \
+		$(MAKE) --no-print-directory dist-compiled; \
+	else \
+		echo "dist: the compiled wheel SKIPPED: $$reason; dist/ holds the pure one only"; \
+	fi
 	$(BIN)/twine check --strict dist/*
+
+dist-compiled: $(VENV_C)/.deps
+	rm -rf build/lib.* build/temp.*
+	SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python -m pip wheel --quiet --no-build-isolation \
+		--no-deps --wheel-dir dist .
 
 # The numbers of the docs' Performance page. pytest-benchmark's JSON goes to build/bench/;
 # scripts/bench_report.py turns it into $(BENCH_OUT)/results.json, table.md, table.rst.inc

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_build import COMPILED
+
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,3 +248,46 @@ def test_the_build_requires_the_setuptools_that_reads_the_metadata() -> None:
     assert requirement.name == "setuptools"
     assert not requirement.specifier.contains("76.1.0")
     assert requirement.specifier.contains("77.0.0")
+
+
+IMPORT_COMPILED = """
+import importlib, pathlib, sys
+for name in sys.argv[1:]:
+    print(name, pathlib.Path(importlib.import_module(name).__file__).suffix)
+"""
+
+
+@pytest.mark.skipif(
+    os.environ.get("SANSIO_HTTP_COMPILED") != "1",
+    reason="builds with mypyc: run by the compiled build's tests (make test-compiled)",
+)
+def test_the_compiled_wheel_ships_and_imports_every_compiled_module(
+    project: Path, tmp_path: Path
+) -> None:
+    # `make dist` builds it beside the pure wheel as dist-compiled does: pip wheel with
+    # SANSIO_HTTP_COMPILE=1, in the compiled build's environment (this one), which has mypy.
+    makefile = (ROOT / "Makefile").read_text()
+    command = ["-m", "pip", "wheel", "--quiet", "--no-build-isolation", "--no-deps"]
+    assert "SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python " + " ".join(command) in makefile.replace(
+        " \\\n\t\t", " "
+    )
+    out = tmp_path / "dist"
+    result = subprocess.run(
+        [sys.executable, *command, "--wheel-dir", str(out), str(project)],
+        env={**clean_environ(), "SANSIO_HTTP_COMPILE": "1"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=BUILD_TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout
+    (wheel,) = out.glob("sansio_http-*.whl")
+    # A wheel for this Python and platform, not one that claims to run anywhere.
+    assert "-py3-none-any" not in wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        extensions = {name.split(".")[0] for name in archive.namelist() if name.endswith(".so")}
+    assert {name.replace(".", "/") for name in COMPILED} <= extensions
+    python, _ = install_and_import(wheel, tmp_path)
+    output = run([str(python), "-I", "-c", IMPORT_COMPILED, *COMPILED], 60, cwd=tmp_path)
+    assert output.split() == [word for name in COMPILED for word in (name, ".so")]

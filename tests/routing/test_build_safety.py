@@ -181,8 +181,11 @@ def test_an_absolute_url_is_built_only_from_base_url() -> None:
 @example(value="/evil.example", root_path="")
 @example(value="\\evil.example", root_path="")
 @example(value="\n/evil.example", root_path="/")
+@example(value="{}", root_path="")
 def test_built_urls_stay_on_the_host(value: str, root_path: str) -> None:
-    items = value.replace("/", "").replace(",", "").replace(")", "").strip() or "x"
+    # Braces would spell Starlette's placeholder, which a rule refuses.
+    kept = "".join(c for c in value if c not in "/,){}")
+    items = kept.strip() or "x"
     router = Router(
         [
             Rule("/<path:p>", "path"),

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
 
+from sansio_http.http._compiled import mypyc_attr
+
 if TYPE_CHECKING:
     from typing_extensions import Self
 
@@ -23,6 +25,7 @@ _D = TypeVar("_D")
 _MISSING: object = object()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class _MultiDictBase(Generic[K, V]):
     """The reading half shared by both multidicts."""
 
@@ -184,6 +187,7 @@ class _MultiDictBase(Generic[K, V]):
         return type(self)(self)
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class ImmutableMultiDict(_MultiDictBase[K, V]):
     """A read-only mapping from each key to one or more values.
 
@@ -209,6 +213,7 @@ class ImmutableMultiDict(_MultiDictBase[K, V]):
     __slots__ = ()
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)
 class MultiDict(_MultiDictBase[K, V]):
     """A mutable mapping from each key to one or more values.
 

@@ -50,7 +50,9 @@ STATUS_LINES: Final = {code: f"{code} {phrase}" for code, phrase in PHRASES.item
 VALID_STATUSES: Final = frozenset(range(100, 600))
 
 
-def checked_status(status: int) -> int:
+def checked_status(status: object) -> int:
+    # The status is whatever the caller passed: typed ``object`` so that the
+    # compiled build (mypyc checks each argument's type) raises the message below.
     # bool is an int subclass, and Response(True) is a bug, not a 1xx.
     if not isinstance(status, int) or isinstance(status, bool):
         raise TypeError(f"status must be an int, not {type(status).__name__}")

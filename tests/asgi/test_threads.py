@@ -7,6 +7,9 @@ the scheduler's timing.
 from __future__ import annotations
 
 import asyncio
+import gc
+import os
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -264,3 +267,81 @@ def test_asgi_app_refuses_threads_that_are_not_pools() -> None:
 
     with pytest.raises(TypeError, match=r"threads=ThreadPools\(threads=\.\.\.\)"):
         asgi_app(handler, threads=8)  # type: ignore[arg-type]
+
+
+# -- an eager pool's threads wait on a pipe ----------------------------------------------
+
+needs_pipes = pytest.mark.skipif(
+    sys.platform == "win32", reason="eager pools wait on a pipe on POSIX only"
+)
+
+
+def open_fds() -> set[str]:
+    return set(os.listdir(f"/proc/{os.getpid()}/fd"))
+
+
+@needs_pipes
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc/self/fd")
+def test_an_eager_pool_closes_its_pipe_once_its_threads_ended() -> None:
+    before = open_fds()
+    pool = ThreadPool(3, eager=True)
+    assert asyncio.run(pool(sum, [1, 2])) == 3
+    assert len(open_fds() - before) == 2  # the pipe's two ends
+    pool.shutdown(wait=True)
+    gc.collect()
+    assert open_fds() - before == set()
+    # Used again, it makes a new pipe for its new threads.
+    assert asyncio.run(pool(sum, [2, 3])) == 5
+    pool.shutdown(wait=True)
+    gc.collect()
+    assert open_fds() - before == set()
+
+
+@needs_pipes
+def test_an_eager_pool_runs_every_call_from_several_loops_at_once() -> None:
+    pool = ThreadPool(2, eager=True)
+    results: list[list[int]] = []
+
+    async def calls(base: int) -> list[int]:
+        return list(await asyncio.gather(*(pool(abs, -(base + n)) for n in range(200))))
+
+    def run(base: int) -> None:
+        results.append(asyncio.run(calls(base)))
+
+    loops = [threading.Thread(target=run, args=(base,)) for base in (0, 1000, 2000)]
+    try:
+        for thread in loops:
+            thread.start()
+        for thread in loops:
+            thread.join(DEADLINE)
+            assert not thread.is_alive(), "a call was never run"
+    finally:
+        pool.shutdown(wait=True)
+    assert sorted(results) == [[base + n for n in range(200)] for base in (0, 1000, 2000)]
+
+
+@needs_pipes
+def test_an_eager_pool_takes_calls_past_what_its_pipe_holds() -> None:
+    # With the one thread held, each call writes a byte no thread reads: past
+    # the pipe's 64 KiB the writes are dropped, never blocking the loop, and
+    # every call still runs once the thread is free.
+    pool = ThreadPool(1, eager=True)
+    gate = threading.Event()
+    count = 70_000
+
+    def first() -> None:
+        if not gate.wait(DEADLINE):
+            raise TimeoutError("never released")
+
+    async def main() -> int:
+        blocker = asyncio.ensure_future(pool(first))
+        await asyncio.sleep(0)
+        calls = [pool.submit(int, 1) for _ in range(count)]
+        gate.set()
+        await blocker
+        return sum(await asyncio.gather(*calls))
+
+    try:
+        assert asyncio.run(main()) == count
+    finally:
+        pool.shutdown(wait=True)

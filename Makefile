@@ -14,7 +14,7 @@ PIP_EDITABLE := --config-settings editable_mode=strict
 EDITABLE_NOTICE := ignore:Editable installation
 
 .PHONY: serve test lint typecheck pytest test-compiled test-compiled-run docs dist dist-compiled bench \
-	bench-check bench-e2e \
+	bench-check bench-check-compiled bench-e2e \
 	install install-dev relink clean
 
 $(BIN)/python:
@@ -157,6 +157,38 @@ bench-check: $(VENV)/.installed-dev relink
 		--benchmark-min-rounds=20 --benchmark-max-time=1.0 --benchmark-warmup=on \
 		--benchmark-columns=min,median,rounds --benchmark-json=$(BENCH_CHECK_RAW)
 	$(BIN)/python scripts/bench_check.py $(BENCH_CHECK_RAW) $(BENCH_CHECK_ARGS)
+
+# The same rows, and the core rows (requests, headers, routing), in both builds: each build
+# in one pytest-benchmark run of its own, the compiled one in .venv-compiled. Prints the
+# compiled build's App/Falcon ratios, then each of the project's rows pure against compiled.
+BENCH_CORE_ROWS := \
+	benchmarks/test_bench_wsgi.py::test_environ_request_sansio_http \
+	benchmarks/test_bench_asgi.py::test_request_ours \
+	benchmarks/test_bench_request.py::test_request_sansio_http \
+	benchmarks/test_bench_request.py::test_request_sansio_http_from_bytes \
+	benchmarks/test_bench_headers.py::test_headers_get \
+	benchmarks/test_bench_headers.py::test_headers_get_from_text_pairs \
+	benchmarks/test_bench_headers.py::test_environ_headers_get \
+	benchmarks/test_bench_headers.py::test_headers_five_lookups \
+	benchmarks/test_bench_headers.py::test_parse_urlencoded \
+	benchmarks/test_bench_http.py::test_accept_best_match \
+	benchmarks/test_bench_http.py::test_parse_cookie \
+	"benchmarks/test_bench_routing.py::test_static[ours]" \
+	"benchmarks/test_bench_routing.py::test_int[ours]" \
+	"benchmarks/test_bench_routing.py::test_path[ours]" \
+	"benchmarks/test_bench_routing.py::test_miss[ours]"
+BENCH_BUILDS_ARGS := -q -p no:cacheprovider --benchmark-only --benchmark-min-rounds=20 \
+	--benchmark-max-time=1.0 --benchmark-warmup=on --benchmark-columns=min,median,rounds
+
+bench-check-compiled: $(VENV)/.installed-dev relink $(VENV_C)/.installed
+	mkdir -p build/bench
+	@echo "load average before the runs: $$(cut -d' ' -f1-3 /proc/loadavg)"
+	$(BIN)/pytest $(BENCH_CHECK_ROWS) $(BENCH_CORE_ROWS) $(BENCH_BUILDS_ARGS) \
+		--benchmark-json=build/bench/builds-pure.json
+	SANSIO_HTTP_COMPILED=1 $(VENV_C)/bin/python -m pytest $(BENCH_CHECK_ROWS) $(BENCH_CORE_ROWS) \
+		$(BENCH_BUILDS_ARGS) --benchmark-json=build/bench/builds-compiled.json
+	$(BIN)/python scripts/bench_check.py build/bench/builds-compiled.json \
+		--pure build/bench/builds-pure.json
 
 # Real servers on 127.0.0.1 loaded by wrk (apt-get install wrk): gunicorn, uvicorn and
 # the development server; writes $(BENCH_OUT)/e2e.json and e2e.md.

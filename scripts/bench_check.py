@@ -19,7 +19,15 @@ the first as a fraction of the second (the target is at most half).
 It is a report, not a gate: the exit status is 0, unless ``--max-ratio``
 is given and an App / Falcon median ratio is above it.
 
-Usage: ``python scripts/bench_check.py RAW.json [--max-ratio 1.0]``.
+With ``--pure PURE.json`` (``make bench-check-compiled``), RAW is a run of
+the compiled build and PURE the same rows' run of the pure-Python build:
+the script then also prints, for each of the project's own rows that both
+runs have (the four rows above and the core rows: a request from an
+environ, a scope and header pairs, header lookups, urlencoded parsing,
+routing), the pure build's time, the compiled build's, and how many times
+faster the compiled build is.
+
+Usage: ``python scripts/bench_check.py RAW.json [--max-ratio 1.0] [--pure PURE.json]``.
 """
 
 from __future__ import annotations
@@ -153,6 +161,15 @@ def _us(timing: Timing | None) -> str:
     return "—" if timing is None else f"{timing.median * 1e6:8.2f} ({timing.minimum * 1e6:.2f})"
 
 
+def _table(head: Sequence[str], lines: list[list[str]]) -> list[str]:
+    """Return the head and the lines as text lines, each column as wide as its widest cell."""
+    widths = [max(len(cells[i]) for cells in [head, *lines]) for i in range(len(head))]
+    return [
+        "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
+        for cells in [head, *lines]
+    ]
+
+
 def _ratio(ratio: tuple[float, float] | None) -> str:
     return "—" if ratio is None else f"{ratio[0]:.2f} ({ratio[1]:.2f})"
 
@@ -172,15 +189,10 @@ def report(raw: dict[str, Any]) -> str:
         ]
         for row in table
     ]
-    widths = [max(len(cells[i]) for cells in [head, *lines]) for i in range(len(head))]
     out = [
         "Per request: median (min). A ratio is the App's time divided by the peer's,"
         " of the medians (of the minimums): below 1.00 the App is faster.",
-        "  ".join(cell.ljust(width) for cell, width in zip(head, widths, strict=True)).rstrip(),
-    ]
-    out += [
-        "  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
-        for cells in lines
+        *_table(head, lines),
     ]
     cost = sync_view_cost(raw)
     if cost is not None:
@@ -203,6 +215,69 @@ def over(raw: dict[str, Any], max_ratio: float) -> list[str]:
     return found
 
 
+#: The project's own benchmarks that the build comparison prints, by node id, as
+#: pytest-benchmark names them, with a title each: the four rows, then the core rows.
+OWN_ROWS = (
+    ("benchmarks/test_bench_cycle_wsgi.py::test_hello_world_app", "WSGI hello, App"),
+    ("benchmarks/test_bench_cycle_wsgi.py::test_json_echo[app]", "WSGI JSON echo, App"),
+    ("benchmarks/test_bench_cycle_asgi.py::test_hello_app", "ASGI hello, App"),
+    ("benchmarks/test_bench_cycle_asgi.py::test_json_echo[app]", "ASGI JSON echo, App"),
+    ("benchmarks/test_bench_wsgi.py::test_environ_request_sansio_http", "request from an environ"),
+    ("benchmarks/test_bench_asgi.py::test_request_ours", "request from a scope"),
+    ("benchmarks/test_bench_request.py::test_request_sansio_http", "request from text pairs"),
+    ("benchmarks/test_bench_request.py::test_request_sansio_http_from_bytes", "request from bytes"),
+    ("benchmarks/test_bench_headers.py::test_headers_get", "headers: get"),
+    ("benchmarks/test_bench_headers.py::test_headers_get_from_text_pairs", "headers: text pairs"),
+    ("benchmarks/test_bench_headers.py::test_environ_headers_get", "headers: environ"),
+    ("benchmarks/test_bench_headers.py::test_headers_five_lookups", "headers: five lookups"),
+    ("benchmarks/test_bench_headers.py::test_parse_urlencoded", "urlencoded, 1000 fields"),
+    ("benchmarks/test_bench_http.py::test_accept_best_match", "Accept: best match"),
+    ("benchmarks/test_bench_http.py::test_parse_cookie", "Cookie parsing"),
+    ("benchmarks/test_bench_routing.py::test_static[ours]", "routing: static"),
+    ("benchmarks/test_bench_routing.py::test_int[ours]", "routing: int"),
+    ("benchmarks/test_bench_routing.py::test_path[ours]", "routing: path"),
+    ("benchmarks/test_bench_routing.py::test_miss[ours]", "routing: miss"),
+)
+
+
+def by_node(raw: dict[str, Any]) -> dict[str, Timing]:
+    """Return each benchmark's time per round by its node id (``fullname``)."""
+    return {
+        str(bench["fullname"]): Timing(bench["stats"]["median"], bench["stats"]["min"])
+        for bench in raw.get("benchmarks", [])
+        if "fullname" in bench
+    }
+
+
+def compare_builds(compiled: dict[str, Any], pure: dict[str, Any]) -> str:
+    """Return the table of the project's rows in both builds, as text.
+
+    A speedup is the pure build's time divided by the compiled build's, of
+    the medians (of the minimums): above 1.00 the compiled build is faster.
+    """
+    fast, slow = by_node(compiled), by_node(pure)
+    head = ("row", "pure µs", "compiled µs", "speedup")
+    lines = [
+        [
+            title,
+            _us(slow[node]),
+            _us(fast[node]),
+            f"{slow[node].median / fast[node].median:.2f}"
+            f" ({slow[node].minimum / fast[node].minimum:.2f})",
+        ]
+        for node, title in OWN_ROWS
+        if node in fast and node in slow
+    ]
+    if not lines:
+        return "The two runs have none of the project's rows in common."
+    out = [
+        "Per round: median (min). The speedup is the pure build's time divided by the"
+        " compiled build's, of the medians (of the minimums).",
+        *_table(head, lines),
+    ]
+    return "\n".join(out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the report; 1 only for ``--max-ratio`` exceeded or a run without rows."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
@@ -213,12 +288,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="exit with 1 when an App/Falcon median ratio is above this (off by default)",
     )
+    parser.add_argument(
+        "--pure",
+        type=Path,
+        default=None,
+        help="the pure build's run of the same rows, when RAW is the compiled build's",
+    )
     args = parser.parse_args(argv)
     raw = json.loads(args.raw.read_text(encoding="utf-8"))
     if not per_request(raw):
         print(f"{args.raw}: no benchmarks (did pytest run with --benchmark-disable?)")
         return 1
     print(report(raw))
+    if args.pure is not None:
+        print()
+        print(compare_builds(raw, json.loads(args.pure.read_text(encoding="utf-8"))))
     if args.max_ratio is not None:
         exceeded = over(raw, args.max_ratio)
         if exceeded:

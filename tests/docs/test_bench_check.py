@@ -173,3 +173,66 @@ def test_make_bench_check_runs_rows_that_exist() -> None:
     assert collected.returncode == 0, collected.stdout + collected.stderr
     # The two dispatch rows hold a def and an async def view each.
     assert "14 tests collected" in collected.stdout
+
+
+def node(fullname: str, median: float, minimum: float) -> dict[str, Any]:
+    return {"fullname": fullname, "stats": {"median": median, "min": minimum, "rounds": 20}}
+
+
+def test_the_build_comparison_prints_each_own_row_both_runs_have(
+    check: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    compiled = {
+        "benchmarks": [
+            *RAW["benchmarks"],
+            node("benchmarks/test_bench_wsgi.py::test_environ_request_sansio_http", 4e-6, 3e-6),
+            node("benchmarks/test_bench_routing.py::test_int[ours]", 0.5e-6, 0.5e-6),
+            # In this run only: no row.
+            node("benchmarks/test_bench_asgi.py::test_request_ours", 1e-6, 1e-6),
+            # A peer's row: never printed.
+            node("benchmarks/test_bench_routing.py::test_int[falcon]", 1e-6, 1e-6),
+        ]
+    }
+    pure = {
+        "benchmarks": [
+            node("benchmarks/test_bench_wsgi.py::test_environ_request_sansio_http", 6e-6, 4.5e-6),
+            node("benchmarks/test_bench_routing.py::test_int[ours]", 0.5e-6, 0.4e-6),
+            node("benchmarks/test_bench_routing.py::test_int[falcon]", 2e-6, 2e-6),
+        ]
+    }
+    table = check.compare_builds(compiled, pure).splitlines()
+    rows = {line.split("  ")[0]: line.split()[-2:] for line in table[2:]}
+    assert rows == {
+        "request from an environ": ["1.50", "(1.50)"],
+        "routing: int": ["1.00", "(0.80)"],
+    }
+    assert check.compare_builds(compiled, {"benchmarks": []}) == (
+        "The two runs have none of the project's rows in common."
+    )
+    # Through main: the App/Falcon report of the compiled run, then the comparison.
+    raw, other = tmp_path / "compiled.json", tmp_path / "pure.json"
+    raw.write_text(json.dumps(compiled), encoding="utf-8")
+    other.write_text(json.dumps(pure), encoding="utf-8")
+    assert check.main([str(raw), "--pure", str(other)]) == 0
+    out = capsys.readouterr().out
+    assert out.index("App/Falcon") < out.index("request from an environ")
+
+
+def test_the_build_comparison_names_benchmarks_that_exist(check: Any) -> None:
+    # A renamed benchmark would silently drop out of the comparison.
+    nodes = [row for row, _ in check.OWN_ROWS]
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    block = makefile.split("BENCH_CORE_ROWS :=", 1)[1].split("\n\n", 1)[0]
+    in_make = re.findall(r"benchmarks/\S+?\.py::[\w\[\]-]+", block.split("BENCH_BUILDS_ARGS")[0])
+    # Every core row the Makefile runs is one the script prints, and the four App rows too.
+    assert set(in_make) <= set(nodes)
+    assert len(set(nodes) - set(in_make)) == 4
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *nodes],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    assert f"{len(nodes)} tests collected" in collected.stdout

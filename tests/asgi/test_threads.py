@@ -345,3 +345,18 @@ def test_an_eager_pool_takes_calls_past_what_its_pipe_holds() -> None:
         assert asyncio.run(main()) == count
     finally:
         pool.shutdown(wait=True)
+
+
+@pytest.mark.parametrize("eager", [False, True], ids=["lazy", "eager"])
+def test_a_pool_nothing_refers_to_stops_its_threads(eager: bool) -> None:
+    # An App mounted without a lifespan (as in a test) and dropped: its pool's
+    # threads would otherwise wait for calls for the life of the process.
+    pool = ThreadPool(3, "dropped-pool", eager=eager)
+    assert asyncio.run(pool(sum, [1, 2])) == 3
+    threads = [t for t in threading.enumerate() if t.name.startswith("dropped-pool-")]
+    assert len(threads) == (3 if eager else 1)
+    del pool
+    gc.collect()
+    for thread in threads:
+        thread.join(DEADLINE)
+        assert not thread.is_alive(), f"{thread.name} still waits for calls"

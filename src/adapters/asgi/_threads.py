@@ -87,8 +87,9 @@ class _Wake:
         os.set_blocking(self._write, False)
 
     def __del__(self) -> None:
-        for fd in (self._read, self._write):
-            os.close(fd)
+        for fd in (getattr(self, "_read", None), getattr(self, "_write", None)):
+            if fd is not None:
+                os.close(fd)
 
     def notify(self, count: int = 1) -> None:
         """Wake up to ``count`` waiting threads."""
@@ -207,6 +208,14 @@ class ThreadPool:
                     self._workers.append(worker)
                     worker.start()
                 self._wake = wake
+
+    def __del__(self) -> None:
+        # NOTE: a pool nothing refers to any more (an App that was mounted
+        # without a lifespan, as in tests, and dropped) stops its threads,
+        # which would otherwise wait for calls forever; no thread refers to
+        # its pool, only to its queues.
+        if getattr(self, "_workers", None):
+            self.shutdown()
 
     def shutdown(self, wait: bool = False) -> None:
         """Let running and waiting calls finish, then stop the threads.

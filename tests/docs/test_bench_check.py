@@ -157,22 +157,29 @@ def test_a_run_without_benchmarks_says_so(check: Any, tmp_path: Path) -> None:
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_make_bench_check_runs_rows_that_exist() -> None:
-    # The Makefile names each benchmark: a renamed one would silently drop out of the check.
-    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
-    block = makefile.split("BENCH_CHECK_ROWS :=", 1)[1].split("\n\n", 1)[0]
-    rows = re.findall(r"benchmarks/\S+?\.py::[\w\[\]-]+", block.split("BENCH_CHECK_ARGS")[0])
-    assert len(rows) == 12
+def collect(nodes: list[str]) -> int:
+    """Return how many tests pytest collects from ``nodes``; fail if it cannot collect one."""
     collected = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *rows],
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *nodes],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=False,
     )
     assert collected.returncode == 0, collected.stdout + collected.stderr
+    found = re.search(r"(\d+) tests? collected", collected.stdout)
+    assert found is not None, collected.stdout
+    return int(found.group(1))
+
+
+def test_make_bench_check_runs_rows_that_exist() -> None:
+    # The Makefile names each benchmark: a renamed one would silently drop out of the check.
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    block = makefile.split("BENCH_CHECK_ROWS :=", 1)[1].split("\n\n", 1)[0]
+    rows = re.findall(r"benchmarks/\S+?\.py::[\w\[\]-]+", block.split("BENCH_CHECK_ARGS")[0])
+    assert len(rows) == 12
     # The two dispatch rows hold a def and an async def view each.
-    assert "14 tests collected" in collected.stdout
+    assert collect(rows) == 14
 
 
 def node(fullname: str, median: float, minimum: float) -> dict[str, Any]:
@@ -227,12 +234,4 @@ def test_the_build_comparison_names_benchmarks_that_exist(check: Any) -> None:
     # Every core row the Makefile runs is one the script prints, and the four App rows too.
     assert set(in_make) <= set(nodes)
     assert len(set(nodes) - set(in_make)) == 4
-    collected = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *nodes],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert collected.returncode == 0, collected.stdout + collected.stderr
-    assert f"{len(nodes)} tests collected" in collected.stdout
+    assert collect(nodes) == len(nodes)

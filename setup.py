@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +125,10 @@ def extensions() -> list[Any]:
     compiled = mypycify([staged(name) for name in MYPYC], opt_level="3", group_name="sansio_http")
     # Imported by name: Cython is installed only where the compiled build is built.
     cythonize = importlib.import_module("Cython.Build").cythonize
-    sources = [Extension(name, [staged(name)]) for name in CYTHON]
+    # PERF: without debug information (which changes no code), the Cython modules take a
+    # tenth of the room in the wheel, and compile faster.
+    flags = [] if sys.platform == "win32" else ["-g0"]
+    sources = [Extension(name, [staged(name)], extra_compile_args=flags) for name in CYTHON]
     compiled += cythonize(
         sources, compiler_directives=CYTHON_DIRECTIVES, nthreads=os.cpu_count() or 1, quiet=True
     )

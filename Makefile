@@ -65,7 +65,7 @@ docs: $(VENV)/.installed-dev
 test: lint typecheck pytest test-compiled docs
 
 # The optional compiled build (setup.py: SANSIO_HTTP_COMPILE=1 compiles hot modules with
-# mypyc) in its own environment, installed from the source tree (not editable), and the
+# mypyc and Cython) in its own environment, installed from the source tree (not editable), and the
 # same test suite run against it. SANSIO_HTTP_COMPILED tells tests/test_build.py which
 # build to expect.
 VENV_C := .venv-compiled
@@ -78,8 +78,14 @@ $(VENV_C)/.deps: pyproject.toml
 	$(VENV_C)/bin/python -m pip install --quiet '.[test,docs,server,bench,flask]'
 	touch $@
 
+# Cython compiles the modules mypyc cannot; like mypy, it is needed to build, not to run.
+CYTHON_REQ := cython>=3.1,<4
+$(VENV_C)/.cython: $(VENV_C)/.deps
+	$(VENV_C)/bin/python -m pip install --quiet '$(CYTHON_REQ)'
+	touch $@
+
 # setuptools reuses build/lib.*: a module no longer compiled would keep its old extension.
-$(VENV_C)/.installed: $(VENV_C)/.deps setup.py $(shell find src -name "*.py")
+$(VENV_C)/.installed: $(VENV_C)/.cython setup.py $(shell find src -name "*.py")
 	rm -rf build/lib.* build/temp.*
 	SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python -m pip install --quiet --no-build-isolation \
 		--no-deps --force-reinstall .
@@ -99,7 +105,7 @@ test-compiled-run: $(VENV_C)/.installed
 # The sdist and the wheel built from it, in dist/, for `pip install dist/sansio_http-*.whl`
 # in another project. `make test` builds and checks them too (tests/packaging/). Beside
 # them, where this machine can compile, the compiled wheel for its platform and Python
-# (dist-compiled), built in .venv-compiled, which has mypy.
+# (dist-compiled), built in .venv-compiled, which has mypy and Cython.
 dist: $(VENV)/.installed-dev
 	rm -rf dist
 	$(BIN)/python -m build --quiet --outdir dist .
@@ -110,7 +116,7 @@ dist: $(VENV)/.installed-dev
 	fi
 	$(BIN)/twine check --strict dist/*
 
-dist-compiled: $(VENV_C)/.deps
+dist-compiled: $(VENV_C)/.cython
 	rm -rf build/lib.* build/temp.*
 	SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python -m pip wheel --quiet --no-build-isolation \
 		--no-deps --wheel-dir dist .

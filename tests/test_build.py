@@ -1,10 +1,10 @@
 """Which build of the package the tests run against.
 
 ``make test`` runs the suite twice: against the pure-Python package, and
-against the optional build whose hot modules mypyc compiled (``setup.py``).
-``SANSIO_HTTP_COMPILED=1`` says the second is expected, so that a build step
-that silently fell back to pure Python cannot pass for the compiled run, nor
-a compiled module for the pure-Python one.
+against the optional build whose hot modules mypyc and Cython compiled
+(``setup.py``). ``SANSIO_HTTP_COMPILED=1`` says the second is expected, so
+that a build step that silently fell back to pure Python cannot pass for the
+compiled run, nor a compiled module for the pure-Python one.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 
 SETUP = Path(__file__).parent.parent / "setup.py"
 
-#: The modules setup.py compiles, by import name.
+#: The modules setup.py compiles, by import name: its MYPYC and CYTHON lists.
 COMPILED = re.findall(r'^    "(sansio_http\.[\w.]+)",$', SETUP.read_text(), re.MULTILINE)
 
 

@@ -259,13 +259,14 @@ for name in sys.argv[1:]:
 
 @pytest.mark.skipif(
     os.environ.get("SANSIO_HTTP_COMPILED") != "1",
-    reason="builds with mypyc: run by the compiled build's tests (make test-compiled)",
+    reason="builds with mypyc and Cython: run by the compiled build's tests (make test-compiled)",
 )
 def test_the_compiled_wheel_ships_and_imports_every_compiled_module(
     project: Path, tmp_path: Path
 ) -> None:
     # `make dist` builds it beside the pure wheel as dist-compiled does: pip wheel with
-    # SANSIO_HTTP_COMPILE=1, in the compiled build's environment (this one), which has mypy.
+    # SANSIO_HTTP_COMPILE=1, in the compiled build's environment (this one), which has mypy
+    # and Cython.
     makefile = (ROOT / "Makefile").read_text()
     command = ["-m", "pip", "wheel", "--quiet", "--no-build-isolation", "--no-deps"]
     assert "SANSIO_HTTP_COMPILE=1 $(VENV_C)/bin/python " + " ".join(command) in makefile.replace(

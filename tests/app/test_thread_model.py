@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import gc
 import threading
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator, Iterable, Iterator
@@ -815,3 +816,28 @@ def test_a_mounted_app_runs_on_the_thread_of_the_request_it_serves(
             assert client.get("/in/").text == "inner"
             assert len(seen) == 5
             assert len(set(seen.values())) == 1
+
+
+def test_an_app_mounted_without_a_lifespan_and_dropped_stops_its_threads() -> None:
+    # As a test suite does: to_asgi, a request to a def view, and no lifespan
+    # shutdown. Once the App is gone, its request pool's threads end.
+    app = App("dropped", config=AppConfig(threads=3))
+
+    @app.get("/def")
+    def def_view(request: Request) -> str:
+        return "def"
+
+    before = set(threading.enumerate())
+    asgi = to_asgi(app)
+    run(_expect(asgi, "/def", (200, b"def")))
+    started = set(threading.enumerate()) - before
+    assert len(started) == 3  # the request pool starts all of its threads
+    del app, asgi, def_view
+    gc.collect()
+    for thread in started:
+        thread.join(DEADLINE)
+        assert not thread.is_alive(), f"{thread.name} outlived its App"
+
+
+async def _expect(asgi: ASGIApp, target: str, answer: tuple[int, bytes]) -> None:
+    assert await call(asgi, target) == answer

@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -360,3 +362,35 @@ def test_a_pool_nothing_refers_to_stops_its_threads(eager: bool) -> None:
     for thread in threads:
         thread.join(DEADLINE)
         assert not thread.is_alive(), f"{thread.name} still waits for calls"
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("eager", [False, True], ids=["lazy", "eager"])
+def test_a_pool_used_before_a_fork_runs_calls_in_the_child(eager: bool) -> None:
+    # A server that forks its workers after the pool started (a preloaded
+    # App): the child has none of the parent's threads and must start its own.
+    pool = ThreadPool(2, "forked-pool", eager=eager)
+    try:
+        assert asyncio.run(pool(sum, [1, 2])) == 3
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child reports through its exit status
+            try:
+                ok = asyncio.run(asyncio.wait_for(pool(sum, [2, 3]), DEADLINE)) == 5
+            except BaseException:
+                ok = False
+            os._exit(0 if ok else 1)
+        deadline = time.monotonic() + 2 * DEADLINE
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                pytest.fail("the child never finished its call")
+            time.sleep(0.01)
+        assert os.waitstatus_to_exitcode(status) == 0, "the child's call did not run"
+        # The parent's pool is untouched.
+        assert asyncio.run(pool(sum, [3, 4])) == 7
+    finally:
+        pool.shutdown(wait=True)

@@ -40,6 +40,7 @@ import os
 import queue
 import sys
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
@@ -139,6 +140,7 @@ class ThreadPool:
         # NOTE: guards starting threads; a pool may serve the event loops of
         # several threads (an App mounted in several servers, a test client).
         self._lock = threading.Lock()
+        _POOLS.add(self)
 
     def __repr__(self) -> str:
         return f"<ThreadPool {self.name!r}: {len(self._workers)} of {self.size} threads>"
@@ -217,6 +219,18 @@ class ThreadPool:
         if getattr(self, "_workers", None):
             self.shutdown()
 
+    def _forget_threads(self) -> None:
+        """Start afresh in a forked child, where none of the pool's threads exist.
+
+        The queues may hold the parent's calls and the lock may have been
+        held when the process forked; the pipe is the parent's too.
+        """
+        self._workers = []
+        self._jobs = queue.SimpleQueue()
+        self._idle = queue.SimpleQueue()
+        self._wake = None
+        self._lock = threading.Lock()
+
     def shutdown(self, wait: bool = False) -> None:
         """Let running and waiting calls finish, then stop the threads.
 
@@ -238,6 +252,22 @@ class ThreadPool:
         if wait:
             for worker in workers:
                 worker.join()
+
+
+#: Every pool of the process, for the reset after a fork.
+_POOLS: Final[weakref.WeakSet[ThreadPool]] = weakref.WeakSet()
+
+
+def _after_fork() -> None:
+    for pool in list(_POOLS):
+        pool._forget_threads()
+
+
+if hasattr(os, "register_at_fork"):
+    # NOTE: a server that forks its workers after the App was used (a pool
+    # started at import or in a preloaded lifespan) gives each child a pool
+    # that starts threads of its own.
+    os.register_at_fork(after_in_child=_after_fork)
 
 
 def _serve(

@@ -28,7 +28,7 @@ from typing import Any, Final, TypeAlias
 from sansio_http.http._hosts import host_name, idna_name, split_host
 from sansio_http.routing._compiler import _NO_MATCH, _Node, _segment_converter, _Step
 from sansio_http.routing._converters import Converter, FloatConverter
-from sansio_http.routing._rules import _PLACEHOLDER, Rule, _Part
+from sansio_http.routing._rules import _PLACEHOLDER, Rule, _Part, _placeholder_text
 
 __all__: list[str] = []
 
@@ -166,14 +166,7 @@ def build_host(rule: Rule, endpoint: str, template: _HostTemplate, values: dict[
             texts.append(piece)
             continue
         name, converter = piece
-        value = values[name] if name in values else rule.defaults[name]
-        try:
-            text = converter.to_url(value)
-        except ValueError as exc:
-            raise ValueError(
-                f"cannot build the host of rule {rule.rule!r} (endpoint {endpoint!r}) with "
-                f"{name}={value!r}: {exc}"
-            ) from exc
+        value, text = _placeholder_text(rule, endpoint, values, name, converter, "the host of rule")
         # SECURITY: what reaches the host is one label of a DNS name, which the
         # placeholder matches back: no dot, "@", "/", ":" or escape moves the URL
         # to a host the rule does not name.

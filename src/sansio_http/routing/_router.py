@@ -34,7 +34,7 @@ from sansio_http.routing._hosts import (
     host_template,
     on_host,
 )
-from sansio_http.routing._rules import _PLACEHOLDER, Match, Rule, _Part
+from sansio_http.routing._rules import _PLACEHOLDER, Match, Rule, _Part, _placeholder_text
 
 __all__ = ["Router"]
 
@@ -509,14 +509,7 @@ class Router:
                     texts.append(piece)
                     continue
                 name, converter = piece
-                value = values[name] if name in values else rule.defaults[name]
-                try:
-                    text = converter.to_url(value)
-                except ValueError as exc:
-                    raise ValueError(
-                        f"cannot build rule {rule.rule!r} (endpoint {endpoint!r}) with "
-                        f"{name}={value!r}: {exc}"
-                    ) from exc
+                value, text = _placeholder_text(rule, endpoint, values, name, converter)
                 # SECURITY: a converter of the application's own may write raw
                 # text. What a path may not hold is encoded here ("%" aside,
                 # which starts the escapes it wrote), so no tab, line feed or

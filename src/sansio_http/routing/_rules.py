@@ -215,3 +215,29 @@ def rule_methods(methods: Iterable[str] | None, rule: str) -> frozenset[str]:
 
 #: What a match answers: the rule and its placeholder values.
 Match = tuple[Rule, dict[str, Any]]
+
+
+def _placeholder_text(
+    rule: Rule,
+    endpoint: str,
+    values: Mapping[str, Any],
+    name: str,
+    converter: Converter,
+    part: str = "rule",
+) -> tuple[Any, str]:
+    """Return a placeholder's value for building a URL, and its converter's text of it.
+
+    The value is the caller's, else the rule's default; ``part`` names what
+    is built in the error (``"rule"``, ``"the host of rule"``).
+
+    Raises:
+        ValueError: The converter refuses the value.
+    """
+    value = values[name] if name in values else rule.defaults[name]
+    try:
+        return value, converter.to_url(value)
+    except ValueError as exc:
+        raise ValueError(
+            f"cannot build {part} {rule.rule!r} (endpoint {endpoint!r}) with "
+            f"{name}={value!r}: {exc}"
+        ) from exc

@@ -125,3 +125,32 @@ def wait_ready(process: subprocess.Popen[bytes], port: int) -> bool:
         except OSError:
             time.sleep(0.05)
     return False
+
+
+#: How long a server has to stop after SIGTERM, and again after SIGKILL.
+STOP_TIMEOUT = 10.0
+
+
+@contextmanager
+def running(name: str, args: list[str], port: int, log: Path) -> Iterator[None]:
+    """Run ``python -m *args`` from the project root until the block ends.
+
+    Its output goes to ``log``. The block starts once ``port`` accepts
+    connections; the test fails, with the log, if it never does. The
+    process is terminated after the block (killed if it does not stop).
+    """
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", *args], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT
+        )
+    try:
+        if not wait_ready(process, port):
+            pytest.fail(f"{name} did not start:\n{log.read_text(errors='replace')}")
+        yield
+    finally:
+        process.terminate()
+        try:
+            process.wait(STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(STOP_TIMEOUT)

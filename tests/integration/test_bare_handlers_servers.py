@@ -8,22 +8,16 @@ uvicorn the ASGI ones. Every wait is bounded by a deadline.
 from __future__ import annotations
 
 import importlib.util
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.app.servers import wait_ready
+from tests.app.servers import free_port, running
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 APP = "tests.integration.bare_handlers_app"
-STOP_TIMEOUT = 10.0
 TIMEOUT = 10.0
 
 # id: (program, application attribute, handler kind)
@@ -33,13 +27,6 @@ SERVERS = {
     "uvicorn-def": ("uvicorn", "asgi_def", "def"),
     "uvicorn-async": ("uvicorn", "asgi_async", "async"),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def command(program: str, attr: str, port: int) -> list[str]:
@@ -61,24 +48,8 @@ def server(
         pytest.skip(f"{program} is not installed")
     port = free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", *command(program, attr, port)],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        if not wait_ready(process, port):
-            pytest.fail(f"{request.param} did not start:\n{log.read_text(errors='replace')}")
+    with running(request.param, command(program, attr, port), port, log):
         yield f"http://127.0.0.1:{port}", kind
-    finally:
-        process.terminate()
-        try:
-            process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_TIMEOUT)
     output = log.read_text(errors="replace")
     # Only the crash is logged, with its traceback.
     assert output.count("Traceback") == 1, output

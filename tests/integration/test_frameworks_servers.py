@@ -9,19 +9,16 @@ Every wait is bounded by a deadline.
 from __future__ import annotations
 
 import importlib.util
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import httpx
 import pytest
 
-from tests.app.servers import ROOT, free_port, wait_ready
+from tests.app.servers import free_port, running
 
 pytestmark = pytest.mark.integration
 
 APP = "examples.inventory"
-STOP_TIMEOUT = 10.0
 TIMEOUT = 10.0
 
 # id: (program, application attribute)
@@ -52,24 +49,8 @@ def server(
         pytest.skip(f"{program} is not installed")
     port = free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", *command(program, attr, port)],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        if not wait_ready(process, port):
-            pytest.fail(f"{request.param} did not start:\n{log.read_text(errors='replace')}")
+    with running(request.param, command(program, attr, port), port, log):
         yield f"http://127.0.0.1:{port}", program
-    finally:
-        process.terminate()
-        try:
-            process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_TIMEOUT)
     output = log.read_text(errors="replace")
     # The crash is logged with its traceback, server-side only.
     assert "RuntimeError: deleting is broken" in output, output

@@ -14,25 +14,20 @@ it), so the second request went unanswered.
 from __future__ import annotations
 
 import importlib.util
-import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.app.servers import wait_ready
+from tests.app.servers import free_port, running
 
 from .keepalive import ask_in_turn
 
 pytestmark = pytest.mark.integration
 
-ROOT = Path(__file__).resolve().parents[2]
 APP = "tests.integration.no_content_app"
 STARTUP_TIMEOUT = 15.0
-STOP_TIMEOUT = 10.0
 
 # name: (the module that must be importable, the command after ``python -m``).
 SERVERS = {
@@ -49,13 +44,6 @@ SERVERS = {
     "dev-server-wsgi": ("h11", ["sansio_http.server", f"{APP}:wsgi", "--no-access-log"]),
     "dev-server-asgi": ("h11", ["sansio_http.server", f"{APP}:asgi", "--no-access-log"]),
 }
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def bind_options(program: str, port: int) -> list[str]:
@@ -82,24 +70,8 @@ def server(
         pytest.skip(f"{needed} is not installed")
     port = free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            [sys.executable, "-m", *command, *bind_options(command[0], port)],
-            cwd=ROOT,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        if not wait_ready(process, port):
-            pytest.fail(f"{request.param} did not start:\n{log.read_text(errors='replace')}")
+    with running(request.param, [*command, *bind_options(command[0], port)], port, log):
         yield Server(request.param, port, log)
-    finally:
-        process.terminate()
-        try:
-            process.wait(STOP_TIMEOUT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(STOP_TIMEOUT)
     output = log.read_text(errors="replace")
     assert "Traceback" not in output, output
 
